@@ -1,0 +1,589 @@
+"""The grouped ranking engine: validate, group by query once, rank per query.
+
+Every metric reads from this module. The inputs ``(y_true, y_score, qid)`` are
+validated once, grouped into contiguous queries once (an O(n) check, a stable
+grouping sort only when the query ids are not contiguous), and ranked per
+query in length-bucketed 2-D blocks (DESIGN §6): queries whose lengths share
+the same power of two are padded to that width and sorted along axis 1, so no
+Python loop runs over queries and the work per block is a handful of
+vectorised NumPy calls.
+
+A block carries, for every query and rank, the position of the ranked
+document within its query, so any per-row column (labels, gains, relevance
+flags) is put in ranked order with one gather, and only the top-k prefix a
+metric needs is gathered. Under ``ties="average"`` the block also carries the
+tie groups of the queries that have ties, so metrics can average any
+per-position quantity over the orderings of tied documents (McSherry & Najork,
+2008).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Data", "Ranking", "prepare", "iter_rankings"]
+
+# Upper bound on the number of cells (queries x padded width) of one block. It
+# bounds the engine's working memory whatever the size of the input, and keeps
+# each block's arrays (512 KiB) in cache and below glibc's mmap threshold:
+# measured, blocks of 2**16 cells run 1.4x faster than blocks of 2**19.
+_BLOCK_CELLS = 1 << 16
+
+
+# --------------------------------------------------------------------------
+# Validation and grouping
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Data:
+    """Validated inputs, grouped so that each query's rows are contiguous.
+
+    Attributes
+    ----------
+    labels, scores : ndarray of shape (n_rows,)
+        Relevance labels and scores in grouped order.
+    starts, lengths : ndarray of shape (n_queries,)
+        Offset and number of rows of each query (segment) in grouped order.
+    qids : ndarray of shape (n_queries,)
+        Unique query ids, sorted.
+    seg_pos : ndarray of shape (n_queries,) or None
+        ``seg_pos[i]`` is the position in ``qids`` of segment ``i``; None when
+        segments already follow the sorted order.
+    weights : ndarray of shape (n_queries,) or None
+        Per-query weights in the order of ``qids``.
+    row_qid : ndarray of shape (n_rows,)
+        Query id of every row in input order, for error messages.
+    order : ndarray of shape (n_rows,) or None
+        The row permutation that grouped the input (None when it was
+        already grouped).
+    """
+
+    labels: np.ndarray
+    scores: np.ndarray
+    starts: np.ndarray
+    lengths: np.ndarray
+    qids: np.ndarray
+    seg_pos: np.ndarray | None
+    weights: np.ndarray | None
+    row_qid: np.ndarray = field(repr=False)
+    order: np.ndarray | None = field(repr=False)
+    _columns: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def n_rows(self) -> int:
+        return self.labels.shape[0]
+
+    @property
+    def n_queries(self) -> int:
+        return self.lengths.shape[0]
+
+    def first_qid(self, mask_grouped: np.ndarray):
+        """Query id of the first input row (input order) where the mask holds."""
+        rows = np.flatnonzero(mask_grouped)
+        if self.order is not None:
+            rows = self.order[rows]
+        return _scalar(self.row_qid[rows.min()])
+
+    def column(self, key, func) -> np.ndarray:
+        """A per-row column ``func(labels)`` in grouped order, computed once."""
+        col = self._columns.get(key)
+        if col is None:
+            col = np.asarray(func(self.labels), dtype=np.float64)
+            self._columns[key] = col
+        return col
+
+    def to_query_order(self, values: np.ndarray) -> np.ndarray:
+        """Reorder per-segment values into the order of ``qids``."""
+        if self.seg_pos is None:
+            return values
+        out = np.empty_like(values)
+        out[self.seg_pos] = values
+        return out
+
+
+def _scalar(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _as_numeric(x, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(x)
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(
+            f"{name} could not be converted to an array ({exc}); pass a 1-D array "
+            "with one value per row, or a rectangular 2-D array."
+        ) from None
+    if arr.dtype.kind == "b":
+        arr = arr.astype(np.float64)
+    elif arr.dtype.kind not in "iuf":
+        raise TypeError(
+            f"{name} must hold numbers, got an array of dtype {arr.dtype}; "
+            f"convert it with {name}.astype(float)."
+        )
+    return np.asarray(arr, dtype=np.float64)
+
+
+def _check_finite(arr: np.ndarray, name: str, row_qid) -> None:
+    if np.isfinite(arr.sum()):  # fast path: one reduction, no temporary mask
+        return
+    bad = ~np.isfinite(arr)
+    if not bad.any():  # the sum overflowed on large but finite values
+        return
+    first = np.flatnonzero(bad)[0]
+    raise ValueError(
+        f"{name} contains {int(bad.sum())} NaN or infinite value(s) (first in query "
+        f"{_scalar(row_qid(first))!r}); remove or impute them before scoring."
+    )
+
+
+def _qid_array(qid) -> np.ndarray:
+    q = np.asarray(qid)
+    if q.dtype.kind == "O":
+        # Object arrays (e.g. pandas string columns) are slow to compare: give
+        # them a native dtype when every value has the same kind.
+        try:
+            native = np.asarray(q.tolist())
+        except (TypeError, ValueError):
+            native = q
+        if native.shape == q.shape and native.dtype.kind in "iufUSbMm":
+            q = native
+    if q.ndim != 1:
+        raise ValueError(f"qid must be 1-D with one query id per row, got shape {q.shape}.")
+    if q.dtype.kind == "f" and np.isnan(q).any():
+        bad = np.isnan(q)
+        raise ValueError(
+            f"qid has {int(bad.sum())} missing (NaN) value(s), first at row "
+            f"{int(np.flatnonzero(bad)[0])}; every row needs a query id."
+        )
+    if q.dtype.kind == "O":
+        missing = np.fromiter((v is None or v != v for v in q), bool, q.shape[0])
+        if missing.any():
+            raise ValueError(
+                f"qid has {int(missing.sum())} missing (None/NaN) value(s), first at "
+                f"row {int(np.flatnonzero(missing)[0])}; every row needs a query id."
+            )
+    return q
+
+
+def _hash_strings(q: np.ndarray) -> np.ndarray:
+    """32-bit FNV-style hash of fixed-width unicode strings, vectorised."""
+    chars = np.ascontiguousarray(q).view(np.uint32).reshape(q.shape[0], -1)
+    h = np.full(q.shape[0], 2166136261, dtype=np.uint32)
+    mult = np.uint32(16777619)
+    for j in range(chars.shape[1]):
+        h ^= chars[:, j]
+        h *= mult
+    return h
+
+
+def _sort_by_key(codes: np.ndarray) -> np.ndarray:
+    """Stable argsort of non-negative integer codes below 2**31.
+
+    Each code is packed with its position into one unique 64-bit key; sorting
+    the keys (values, not indices: measured 3x faster than a stable argsort)
+    and unpacking the low bits gives the stable order.
+    """
+    n = codes.shape[0]
+    key = codes.astype(np.uint64) << np.uint64(32)
+    key |= np.arange(n, dtype=np.uint64)
+    key.sort()
+    key &= np.uint64(0xFFFFFFFF)
+    return key.astype(np.intp)
+
+
+def _factorize(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted unique values of ``q`` and the code (rank) of every element."""
+    n = q.shape[0]
+    if q.dtype.kind in "iu":
+        lo, hi = int(q.min()), int(q.max())
+        if hi - lo <= 4 * n + 1024:  # dense ids: a presence table, O(n + range)
+            present = np.zeros(hi - lo + 1, dtype=bool)
+            shifted = (q - lo).astype(np.intp, copy=False)
+            present[shifted] = True
+            codes = (np.cumsum(present) - 1)[shifted]
+            return np.flatnonzero(present).astype(q.dtype) + q.dtype.type(lo), codes
+    elif q.dtype.kind == "U" and q.dtype.itemsize > 0 and n < 1 << 31:
+        # Sorting strings is slow: group by a hash, check that no two distinct
+        # strings share a hash, and sort only the unique strings.
+        h = _hash_strings(q)
+        by = _sort_by_key(h)
+        h = h[by]
+        new = np.ones(n, dtype=bool)
+        np.not_equal(h[1:], h[:-1], out=new[1:])
+        firsts = q[by[new]]
+        codes = np.empty(n, dtype=np.intp)
+        codes[by] = np.cumsum(new) - 1
+        if np.array_equal(firsts[codes], q):  # a gather from the small array
+            srt = np.argsort(firsts, kind="stable")
+            rank = np.empty_like(srt)
+            rank[srt] = np.arange(srt.shape[0])
+            return firsts[srt], rank[codes]
+    try:
+        return np.unique(q, return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(
+            f"qid values cannot be compared with each other ({exc}); use query ids "
+            "of a single type, e.g. all int or all str."
+        ) from None
+
+
+def _group(q: np.ndarray):
+    """Group rows by query id.
+
+    Returns ``(order, starts, seg_pos, qids)``: ``order`` is the stable row
+    permutation that makes queries contiguous (None when they already are),
+    ``starts`` the offset of each query in grouped order, ``seg_pos`` the
+    position in ``qids`` of each grouped query (None when they follow the
+    sorted order) and ``qids`` the sorted unique ids.
+
+    The work is done on runs of equal consecutive ids, not rows: an O(n)
+    comparison finds the runs, the run values are factorized, and the data are
+    contiguous exactly when no id owns two runs. Otherwise the runs are
+    stably ordered by id and expanded back to a row order.
+    """
+    n = q.shape[0]
+    run_starts = np.concatenate(([0], np.flatnonzero(q[1:] != q[:-1]) + 1))
+    qids, run_codes = _factorize(q[run_starts])
+    r, m = run_starts.shape[0], qids.shape[0]
+    if r == m:  # already contiguous: no row moves
+        if (run_codes == np.arange(m)).all():
+            return None, run_starts, None, qids
+        return None, run_starts, run_codes, qids
+    run_lengths = np.diff(np.append(run_starts, n))
+    counts = np.bincount(run_codes, weights=run_lengths, minlength=m).astype(np.int64)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    if r > n // 4:  # mostly short runs: sort the rows themselves
+        codes = run_codes if r == n else np.repeat(run_codes, run_lengths)
+        return _stable_argsort(codes), starts, None, qids
+    by = _stable_argsort(run_codes)
+    lengths_sorted = run_lengths[by]
+    # Row order: the rows of each run, runs taken in id order.
+    ends = np.cumsum(lengths_sorted)
+    order = np.arange(n) + np.repeat(run_starts[by] - (ends - lengths_sorted),
+                                     lengths_sorted)
+    return order, starts, None, qids
+
+
+def _stable_argsort(codes: np.ndarray) -> np.ndarray:
+    """Stable argsort of integer codes in ``[0, n)``."""
+    if codes.shape[0] < 1 << 31:
+        return _sort_by_key(codes)
+    return np.argsort(codes, kind="stable")
+
+
+def prepare(y_true, y_score, qid=None, sample_weight=None) -> Data:
+    """Validate ``(y_true, y_score, qid, sample_weight)`` and group by query.
+
+    Accepts flat 1-D arrays plus ``qid`` (any hashable dtype; rows in any
+    order) or scikit-learn's 2-D ``(n_queries, n_docs)`` layout with
+    ``qid=None``.
+    """
+    labels = _as_numeric(y_true, "y_true")
+    scores = _as_numeric(y_score, "y_score")
+    if qid is None:
+        if labels.ndim == 1 and scores.ndim == 1:
+            raise ValueError(
+                "y_true and y_score are 1-D, so the query of each row is unknown. Pass "
+                "qid=<one query id per row> (e.g. qid=df['qid']), or 2-D arrays of "
+                "shape (n_queries, n_docs) as sklearn.metrics.ndcg_score takes."
+            )
+        if labels.ndim != 2 or scores.ndim != 2:
+            raise ValueError(
+                "Without qid, y_true and y_score must both be 2-D arrays of shape "
+                f"(n_queries, n_docs); got shapes {labels.shape} and {scores.shape}."
+            )
+        if labels.shape != scores.shape:
+            raise ValueError(
+                f"y_true and y_score have different shapes {labels.shape} and "
+                f"{scores.shape}; they must match."
+            )
+        n_queries, n_docs = labels.shape
+        if labels.size == 0:
+            raise ValueError(
+                f"y_true and y_score are empty (shape {labels.shape}); pass at least "
+                "one query with one document."
+            )
+        labels = labels.ravel()
+        scores = scores.ravel()
+        q = np.arange(n_queries)
+        grouping = (None, np.arange(0, labels.shape[0], n_docs), None, q)
+        row_qid = lambda i: i // n_docs  # noqa: E731
+        query_qid = q
+    else:
+        if labels.ndim != 1 or scores.ndim != 1:
+            raise ValueError(
+                "qid is given, so y_true and y_score must be 1-D with one value per "
+                f"row; got shapes {labels.shape} and {scores.shape}. Flatten them "
+                "(y.ravel()) or drop qid to use the 2-D (n_queries, n_docs) layout."
+            )
+        q = _qid_array(qid)
+        if not (labels.shape[0] == scores.shape[0] == q.shape[0]):
+            raise ValueError(
+                "y_true, y_score and qid must have the same length; got "
+                f"{labels.shape[0]}, {scores.shape[0]} and {q.shape[0]}."
+            )
+        if labels.shape[0] == 0:
+            raise ValueError("y_true, y_score and qid are empty; pass at least one row.")
+        grouping = None
+        row_qid = q.__getitem__
+        query_qid = None
+
+    _check_finite(labels, "y_true", row_qid)
+    _check_finite(scores, "y_score", row_qid)
+
+    if grouping is None:
+        grouping = _group(q)
+    order, starts, seg_pos, qids = grouping
+    n = labels.shape[0]
+    lengths = np.diff(np.append(starts, n))
+
+    weights = None
+    if sample_weight is not None:
+        weights = _query_weights(sample_weight, n, qids.shape[0], query_qid, row_qid,
+                                 order, starts, lengths, seg_pos)
+
+    if order is not None:
+        labels = labels[order]
+        scores = scores[order]
+    if query_qid is not None:  # 2-D layout: row_qid maps a row to its query
+        row_qid_arr = np.repeat(query_qid, lengths)
+    else:
+        row_qid_arr = q
+    return Data(labels, scores, starts, lengths, qids, seg_pos, weights,
+                row_qid_arr, order)
+
+
+def _query_weights(sample_weight, n, m, query_qid, row_qid, order, starts, lengths,
+                   seg_pos):
+    w = _as_numeric(sample_weight, "sample_weight")
+    expected = m if query_qid is not None else n
+    unit = "query (one per row of the 2-D arrays)" if query_qid is not None else "row"
+    if w.ndim != 1 or w.shape[0] != expected:
+        raise ValueError(
+            f"sample_weight must be 1-D with one weight per {unit}: expected "
+            f"{expected} values, got shape {w.shape}."
+        )
+    if query_qid is not None:
+        _check_finite(w, "sample_weight", lambda i: i)
+        per_query = w
+    else:
+        _check_finite(w, "sample_weight", row_qid)
+        grouped = w if order is None else w[order]
+        # A query's weight is the mean of its rows' weights (LightGBM's rule).
+        per_query = np.add.reduceat(grouped, starts) / lengths
+        if seg_pos is not None:
+            out = np.empty_like(per_query)
+            out[seg_pos] = per_query
+            per_query = out
+    if (w < 0).any():
+        bad = w < 0
+        first = np.flatnonzero(bad)[0]
+        where = first if query_qid is not None else _scalar(row_qid(first))
+        raise ValueError(
+            f"sample_weight has {int(bad.sum())} negative value(s) (first in query "
+            f"{where!r}); weights must be >= 0."
+        )
+    if not per_query.sum() > 0:
+        raise ValueError("sample_weight sums to zero; at least one query needs a positive weight.")
+    return per_query
+
+
+# --------------------------------------------------------------------------
+# Ranking
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Ranking:
+    """One block of queries ranked under one tie policy.
+
+    Attributes
+    ----------
+    segments : ndarray of shape (q,)
+        Which segments of :class:`Data` the rows of the block are.
+    lengths, starts : ndarray of shape (q,)
+        Number of documents of each query and offset of its first row.
+    order : ndarray of shape (q, w)
+        ``order[i, r]`` is the position within query i of the document ranked
+        r + 1; columns at and beyond ``lengths[i]`` are padding.
+    ties : str
+        The tie policy the block was ranked under.
+    tie_rows, gstart, gend : ndarray or None
+        Under ``ties="average"``: the block rows that contain tied scores and,
+        for those rows, the first and last column of the tie group of every
+        column.
+    """
+
+    data: Data
+    segments: np.ndarray
+    lengths: np.ndarray
+    starts: np.ndarray
+    order: np.ndarray
+    ties: str
+    tie_rows: np.ndarray | None = None
+    gstart: np.ndarray | None = None
+    gend: np.ndarray | None = None
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def width(self) -> int:
+        return self.order.shape[1]
+
+    def _take(self, column: np.ndarray, positions: np.ndarray, rows=slice(None)):
+        """``column`` at the given within-query positions, padding zeroed."""
+        lengths = self.lengths[rows]
+        out = column[np.minimum(positions, lengths[:, None] - 1) + self.starts[rows][:, None]]
+        if (lengths < positions.shape[1]).any():
+            out[np.arange(positions.shape[1]) >= lengths[:, None]] = 0.0
+        return out
+
+    def ranked(self, key, func, width: int | None = None) -> np.ndarray:
+        """``func(labels)`` at ranks 1..width (default: all), shape (q, width).
+
+        Values are exact for ``ties`` other than ``"average"``; under
+        ``"average"`` the order within tie groups is arbitrary (see
+        :meth:`expected`). Padding cells are zero.
+        """
+        width = self.width if width is None else min(width, self.width)
+        cache_key = ("ranked", key, width)
+        out = self._cache.get(cache_key)
+        if out is None:
+            out = self._take(self.data.column(key, func), self.order[:, :width])
+            self._cache[cache_key] = out
+        return out
+
+    def unranked(self, key, func) -> np.ndarray:
+        """``func(labels)`` of each query's documents in input order, (q, w)."""
+        cache_key = ("unranked", key)
+        out = self._cache.get(cache_key)
+        if out is None:
+            cols = np.broadcast_to(np.arange(self.width), self.order.shape)
+            out = self._take(self.data.column(key, func), cols)
+            self._cache[cache_key] = out
+        return out
+
+    def expected(self, key, func, width: int | None = None) -> np.ndarray:
+        """Expected ``func(labels)`` at ranks 1..width over tie orderings.
+
+        Under ``ties="average"`` each value in a tie group is replaced by the
+        group's mean, so a quantity that sums ``value(rank) * weight(rank)``
+        over ranks (DCG, CG, hits) gets its exact expected value over all
+        orderings of tied documents (McSherry & Najork, 2008); a tie group
+        straddling the cut-off counts in proportion. Other tie policies fix one
+        order, so the ranked values are returned.
+        """
+        out = self.ranked(key, func, width)
+        if self.tie_rows is None or self.tie_rows.shape[0] == 0:
+            return out
+        cache_key = ("expected", key, out.shape[1])
+        cached = self._cache.get(cache_key)
+        if cached is not None:
+            return cached
+        rows = self.tie_rows
+        full = self._take(self.data.column(key, func), self.order[rows], rows)
+        csum = np.zeros((full.shape[0], full.shape[1] + 1))
+        np.cumsum(full, axis=1, out=csum[:, 1:])
+        cut = out.shape[1]
+        gstart, gend = self.gstart[:, :cut], self.gend[:, :cut]
+        total = (np.take_along_axis(csum, gend + 1, axis=1)
+                 - np.take_along_axis(csum, gstart, axis=1))
+        out = out.copy()
+        out[rows] = total / (gend - gstart + 1)
+        self._cache[cache_key] = out
+        return out
+
+
+def _widths(lengths: np.ndarray) -> np.ndarray:
+    """Padded width of every query.
+
+    Lengths are rounded up to the next of 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14,
+    16, 20, ... (four widths per power of two), which wastes at most a quarter
+    of a block on padding while keeping the number of blocks small.
+    """
+    if (lengths == lengths[0]).all():
+        return lengths.copy()
+    exp = np.maximum(np.ceil(np.log2(lengths)).astype(np.int64) - 2, 0)
+    step = np.left_shift(1, exp)
+    return -(-lengths // step) * step
+
+
+def iter_rankings(data: Data, policies):
+    """Yield ``{policy: Ranking}`` for each block of queries.
+
+    Queries are bucketed by padded width and each bucket is cut into blocks of
+    at most ``_BLOCK_CELLS`` cells. Scores are sorted once per block; each
+    tie policy then re-sorts only the rows that contain ties.
+    """
+    widths = _widths(data.lengths)
+    by_width = np.argsort(widths, kind="stable")
+    bounds = np.flatnonzero(np.diff(widths[by_width])) + 1
+    for bucket in np.split(by_width, bounds):
+        w = int(widths[bucket[0]])
+        step = max(1, _BLOCK_CELLS // w)
+        for lo in range(0, bucket.shape[0], step):
+            yield _rank_block(data, bucket[lo:lo + step], w, policies)
+
+
+def _rank_block(data: Data, segments: np.ndarray, w: int, policies) -> dict:
+    lengths = data.lengths[segments]
+    starts = data.starts[segments]
+    cols = np.arange(w)
+    padded = bool((lengths < w).any())
+    # Negated scores, so that an ascending sort ranks by decreasing score;
+    # padding holds +inf and sorts last.
+    pos = cols if not padded else np.minimum(cols, lengths[:, None] - 1)
+    neg = -data.scores[pos + starts[:, None]]
+    if padded:
+        pad = cols >= lengths[:, None]
+        neg[pad] = np.inf
+    order = np.argsort(neg, axis=1)
+    srt = np.sort(neg, axis=1)
+    same = srt[:, 1:] == srt[:, :-1]
+    if padded:
+        same &= ~pad[:, 1:]
+    tie_rows = np.flatnonzero(same.any(axis=1))
+
+    out = {}
+    for policy in policies:
+        rank = Ranking(data, segments, lengths, starts, order, policy)
+        if tie_rows.shape[0]:
+            if policy == "average":
+                rank.tie_rows = tie_rows
+                rank.gstart, rank.gend = _tie_groups(same[tie_rows])
+            else:
+                rank.order = order.copy()
+                sub = neg[tie_rows]
+                if policy == "stable":
+                    sub_order = np.argsort(sub, axis=1, kind="stable")
+                else:
+                    lab = rank.unranked(("label",), _identity)[tie_rows]
+                    key = lab if policy == "pessimistic" else -lab
+                    sub_order = np.lexsort((key, sub), axis=1)
+                rank.order[tie_rows] = sub_order
+        out[policy] = rank
+    return out
+
+
+def _identity(x):
+    return x
+
+
+def _tie_groups(same: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First and last column of the tie group of every column.
+
+    ``same[:, j]`` tells whether columns j and j + 1 hold equal scores.
+    """
+    q, w1 = same.shape
+    w = w1 + 1
+    cols = np.arange(w)
+    starts_here = np.ones((q, w), dtype=bool)
+    starts_here[:, 1:] = ~same
+    gstart = np.maximum.accumulate(np.where(starts_here, cols, 0), axis=1)
+    ends_here = np.ones((q, w), dtype=bool)
+    ends_here[:, :-1] = ~same
+    rev = np.where(ends_here[:, ::-1], cols, 0)
+    gend = (w - 1) - np.maximum.accumulate(rev, axis=1)[:, ::-1]
+    return gstart, gend

@@ -1,0 +1,114 @@
+"""The :class:`Evaluation` result of :func:`~sklearn_rank.metrics.evaluate`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._registry import parse_metric
+
+__all__ = ["Evaluation"]
+
+
+class _SpecDict(dict):
+    """A dict keyed by canonical metric specs that also finds other spellings.
+
+    ``ev.mean["NDCG@10"]`` and ``ev.mean["ndcg(gain='exponential')@10"]`` both
+    find the entry stored under ``"ndcg@10"``.
+    """
+
+    def _key(self, key):
+        if dict.__contains__(self, key):
+            return key
+        try:
+            return str(parse_metric(key))
+        except (TypeError, ValueError):
+            return key
+
+    def __getitem__(self, key):
+        return dict.__getitem__(self, self._key(key))
+
+    def __contains__(self, key):
+        return dict.__contains__(self, self._key(key))
+
+    def get(self, key, default=None):
+        return dict.get(self, self._key(key), default)
+
+
+class Evaluation:
+    """Per-query and mean values of ranking metrics.
+
+    Returned by :func:`~sklearn_rank.metrics.evaluate`; not meant to be built
+    by hand. Results are keyed by the canonical spelling of each metric spec
+    (``str(parse_metric(spec))``); lookups accept any spelling of the spec.
+
+    Attributes
+    ----------
+    qids : ndarray of shape (n_queries,)
+        The unique query ids, sorted. For 2-D input, the row numbers.
+    per_query : dict of str -> ndarray of shape (n_queries,)
+        The value of each metric for each query, aligned with ``qids``. Queries
+        left out under ``empty="skip"`` (and all empty queries under
+        ``empty="nan"``) hold NaN.
+    mean : dict of str -> float
+        The (weighted) mean over counted queries; for ``gmap``, the geometric
+        mean.
+    n_queries : int
+        Number of queries.
+    n_empty : dict of str -> int
+        Number of queries without relevant documents for each metric (the
+        queries the ``empty`` policy applied to).
+    weights : ndarray of shape (n_queries,) or None
+        Per-query weights (the mean of each query's ``sample_weight``), aligned
+        with ``qids``; None when unweighted.
+    metrics : tuple of MetricSpec
+        The metrics, in the order they were asked for.
+    """
+
+    def __init__(self, qids, per_query, mean, n_empty, weights, metrics):
+        self.qids = qids
+        self.per_query = _SpecDict(per_query)
+        self.mean = _SpecDict(mean)
+        self.n_empty = _SpecDict(n_empty)
+        self.weights = weights
+        self.metrics = tuple(metrics)
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.qids.shape[0])
+
+    def to_frame(self):
+        """Per-query values as a pandas DataFrame indexed by ``qid``.
+
+        Requires pandas (``pip install sklearn-rank[all]``).
+        """
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise ImportError(
+                "Evaluation.to_frame() needs pandas: pip install pandas"
+            ) from None
+        frame = pd.DataFrame(dict(self.per_query), index=pd.Index(self.qids, name="qid"))
+        if self.weights is not None:
+            frame.insert(0, "weight", self.weights)
+        return frame
+
+    def __repr__(self) -> str:
+        names = list(self.mean)
+        width = max(len("metric"), *(len(n) for n in names))
+        lines = [f"Evaluation(n_queries={self.n_queries}"
+                 + (", weighted" if self.weights is not None else "") + ")",
+                 f"  {'metric':<{width}}  {'mean':>8}  {'n_empty':>7}"]
+        for name in names:
+            lines.append(f"  {name:<{width}}  {self.mean[name]:>8.6f}  "
+                         f"{self.n_empty[name]:>7d}")
+        return "\n".join(lines)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Evaluation):
+            return NotImplemented
+        return (np.array_equal(self.qids, other.qids)
+                and dict.keys(self.per_query) == dict.keys(other.per_query)
+                and all(np.array_equal(self.per_query[k], other.per_query[k], equal_nan=True)
+                        for k in dict.keys(self.per_query)))
+
+    __hash__ = None

@@ -1,0 +1,392 @@
+"""The one registry of ranking metrics and the grammar of metric specs.
+
+Everything that names a metric — the public ``*_score`` functions,
+:func:`evaluate`, the scorers, the command line and reports — derives from the
+tables in this module: :data:`PARAMS` (every option, its default, its
+constraints and its documentation), :data:`CONVENTIONS` (presets that
+reproduce a peer library) and :data:`METRICS` (one entry per metric).
+
+A metric spec is ``name[(param=value, ...)][@k][-]``, parsed with :mod:`ast`
+(never by substring matching) into an immutable, hashable :class:`MetricSpec`
+that prints canonically with defaults omitted::
+
+    ndcg@10
+    ndcg(gain='linear', discount='classic')@5
+    ndcg@10-            # empty queries (no relevant document) score 0
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+
+from ._kernels import KERNELS
+
+__all__ = [
+    "CONVENTIONS",
+    "METRICS",
+    "PARAMS",
+    "MetricSpec",
+    "get_metric_names",
+    "parse_metric",
+]
+
+GAINS = ("exponential", "linear")
+DISCOUNTS = ("log2", "classic")
+TIES = ("average", "stable", "pessimistic", "optimistic")
+EMPTY = ("zero", "one", "skip", "nan", "raise")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One metric option: default, constraints and the line that documents it.
+
+    ``declare`` returns scikit-learn parameter constraints (see
+    ``sklearn.utils._param_validation``) given the :mod:`sklearn_rank._compat`
+    module; it runs on first use, because importing scikit-learn's validation
+    machinery takes about a second and ``import sklearn_rank.metrics`` must not.
+    """
+
+    name: str
+    default: Any
+    declare: Callable = None
+    doc: str = ""
+
+    @cached_property
+    def constraints(self) -> list:
+        from .. import _compat
+
+        return list(self.declare(_compat))
+
+
+PARAMS: dict[str, Param] = {
+    p.name: p
+    for p in (
+        Param("k", None, lambda c: (c.Interval(Integral, 1, None, closed="left"), None),
+              "cut-off: only the top k ranks count (None: the whole list)"),
+        Param("gain", "exponential",
+              lambda c: (c.StrOptions(set(GAINS)), dict, "array-like", callable, None),
+              "'exponential' (2**label - 1), 'linear' (label), a label -> gain "
+              "mapping or array, or a callable"),
+        Param("discount", "log2",
+              lambda c: (c.StrOptions(set(DISCOUNTS)), "array-like", callable),
+              "'log2' (1 / log_b(r + 1)), 'classic' (Järvelin & Kekäläinen: "
+              "1 / max(1, log_b r)), an array (discount[r - 1]) or a callable"),
+        Param("log_base", 2.0, lambda c: (c.Interval(Real, 1, None, closed="neither"),),
+              "base b of the logarithm of the discount"),
+        Param("ties", "average", lambda c: (c.StrOptions(set(TIES)), None),
+              "how tied scores are ordered: 'average' (expected value over all "
+              "orderings), 'stable' (input order), 'pessimistic', 'optimistic'"),
+        Param("empty", "zero", lambda c: (c.StrOptions(set(EMPTY)), None),
+              "value of a query without relevant documents: 'zero', 'one', 'skip' "
+              "(left out of the mean), 'nan', 'raise'"),
+        Param("convention", None,
+              lambda c: (c.StrOptions({"sklearn", "lightgbm", "xgboost"}), None),
+              "preset reproducing a peer library: 'sklearn', 'lightgbm', 'xgboost'"),
+    )
+}
+
+
+def validate_options(options: dict[str, Any], caller: str) -> None:
+    """Check option values against the declared constraints (scikit-learn's)."""
+    from .._compat import validate_parameter_constraints
+
+    validate_parameter_constraints(
+        {p: PARAMS[p].constraints for p in options}, options, caller_name=caller)
+
+#: Options each convention sets (explicit options still win).
+CONVENTIONS: dict[str, dict[str, Any]] = {
+    "sklearn": {"gain": "linear", "ties": "average", "empty": "zero"},
+    "lightgbm": {"gain": "exponential", "ties": "stable", "empty": "one"},
+    "xgboost": {"gain": "exponential", "ties": "stable", "empty": "one"},
+}
+
+_GAIN_OPTIONS = ("gain", "ties", "empty", "convention")
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """A registry entry."""
+
+    name: str
+    function: str
+    summary: str
+    params: tuple[str, ...]
+    greater_is_better: bool = True
+    aggregate: str = "mean"
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def kernel(self) -> Callable:
+        return KERNELS[self.name]
+
+
+METRICS: dict[str, MetricInfo] = {
+    m.name: m
+    for m in (
+        MetricInfo("cg", "cumulative_gain_score", "cumulative gain: sum of the top-k gains",
+                   ("k", *_GAIN_OPTIONS)),
+        MetricInfo("dcg", "dcg_score", "discounted cumulative gain",
+                   ("k", "gain", "discount", "log_base", "ties", "empty", "convention")),
+        MetricInfo("ndcg", "ndcg_score", "normalized DCG: DCG@k / ideal DCG@k",
+                   ("k", "gain", "discount", "log_base", "ties", "empty", "convention")),
+    )
+}
+
+_ALIASES: dict[str, str] = {a: m.name for m in METRICS.values() for a in m.aliases}
+
+
+def get_metric_names() -> list[str]:
+    """Names of the registered metrics, usable in metric specs.
+
+    Returns
+    -------
+    names : list of str
+        Canonical metric names, sorted. Aliases are accepted by
+        :func:`parse_metric` too but not listed.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import get_metric_names
+    >>> get_metric_names()
+    ['cg', 'dcg', 'ndcg']
+    """
+    return sorted(METRICS)
+
+
+def _closest(name: str, choices) -> str:
+    match = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.4)
+    return f" Did you mean {match[0]!r}?" if match else ""
+
+
+def _lookup(name: str) -> MetricInfo:
+    key = _ALIASES.get(name, name)
+    if key not in METRICS:
+        choices = sorted(METRICS) + sorted(_ALIASES)
+        raise ValueError(
+            f"Unknown metric {name!r}.{_closest(name, choices)} Valid names: "
+            f"{', '.join(sorted(METRICS))} (see get_metric_names())."
+        )
+    return METRICS[key]
+
+
+def _freeze(value):
+    """A hashable version of an option value (mappings and arrays become tuples)."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((_freeze(k), _freeze(v)) for k, v in value.items()))
+    if isinstance(value, np.ndarray):
+        return tuple(value.tolist())
+    if isinstance(value, list | tuple):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _format(value) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, tuple):
+        if value and all(isinstance(p, tuple) and len(p) == 2 for p in value):
+            return "{" + ", ".join(f"{_format(a)}: {_format(b)}" for a, b in value) + "}"
+        return "[" + ", ".join(_format(v) for v in value) + "]"
+    if callable(value):
+        return f"<{getattr(value, '__name__', type(value).__name__)}>"
+    if isinstance(value, float) and value.is_integer():
+        return repr(int(value)) if abs(value) < 1e15 else repr(value)
+    return repr(value)
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """An immutable, hashable metric specification.
+
+    Build one with :func:`parse_metric`; ``str(spec)`` is its canonical
+    spelling, which :func:`evaluate` uses as the key of its results.
+
+    Attributes
+    ----------
+    name : str
+        Canonical metric name (aliases resolved).
+    k : int or None
+        Cut-off; None means the whole list.
+    params : tuple of (str, value) pairs
+        Options given explicitly, sorted by name. Options not given take the
+        convention's value or the registry default when the metric is computed.
+    """
+
+    name: str
+    k: int | None = None
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def info(self) -> MetricInfo:
+        return METRICS[self.name]
+
+    @property
+    def greater_is_better(self) -> bool:
+        return self.info.greater_is_better
+
+    def resolve(self, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """All options of the metric: explicit > ``options`` > convention > default."""
+        options = {k: v for k, v in (options or {}).items() if v is not None}
+        explicit = dict(self.params)
+        accepted = self.info.params
+        convention = explicit.get("convention", options.get("convention"))
+        values = {p: PARAMS[p].default for p in accepted if p != "k"}
+        if convention is not None:
+            values.update({p: v for p, v in CONVENTIONS[convention].items() if p in values})
+        values.update({p: v for p, v in options.items() if p in values})
+        values.update(explicit)
+        values["convention"] = convention
+        return values
+
+    def _defaults(self) -> dict[str, Any]:
+        explicit = dict(self.params)
+        defaults = {p: PARAMS[p].default for p in self.info.params}
+        if explicit.get("convention") is not None:
+            defaults.update(CONVENTIONS[explicit["convention"]])
+        return defaults
+
+    def __str__(self) -> str:
+        defaults = self._defaults()
+        minus = False
+        shown = []
+        for name in self.info.params:
+            if name == "k" or name not in dict(self.params):
+                continue
+            value = dict(self.params)[name]
+            if name == "empty" and value == "zero":
+                minus = True  # printed as the '-' suffix whatever the default
+                continue
+            if value == defaults[name] and not callable(value):
+                continue
+            shown.append(f"{name}={_format(value)}")
+        text = self.name
+        if shown:
+            text += "(" + ", ".join(shown) + ")"
+        if self.k is not None:
+            text += f"@{self.k}"
+        if minus:
+            text += "-"
+        return text
+
+    def __repr__(self) -> str:
+        return f"MetricSpec({str(self)!r})"
+
+    def with_options(self, **options) -> MetricSpec:
+        """A copy with more explicit options (validated); ``k`` sets the cut-off."""
+        return _build(self.name, {**dict(self.params), "k": self.k, **options},
+                      f"metric {str(self)!r}")
+
+
+def _build(name: str, options: dict[str, Any], caller: str) -> MetricSpec:
+    """A validated spec; ``caller`` names the function or spec in error messages."""
+    info = _lookup(name)
+    options = {k: v for k, v in options.items() if v is not None}
+    unknown = [p for p in options if p not in info.params]
+    if unknown:
+        bad = unknown[0]
+        raise ValueError(
+            f"Metric {info.name!r} has no parameter {bad!r}.{_closest(bad, info.params)} "
+            f"Its parameters: {', '.join(info.params)}."
+        )
+    validate_options(options, caller)
+    k = options.pop("k", None)
+    params = tuple(sorted((p, _freeze(v)) for p, v in options.items()))
+    return MetricSpec(info.name, None if k is None else int(k), params)
+
+
+_SYNTAX = ("expected name[(param=value, ...)][@k][-], e.g. 'ndcg@10' or "
+           "\"ndcg(gain='linear', discount='classic')@5\"")
+
+
+def parse_metric(spec: str | MetricSpec) -> MetricSpec:
+    """Parse a metric spec string into a :class:`MetricSpec`.
+
+    Parameters
+    ----------
+    spec : str or MetricSpec
+        ``name[(param=value, ...)][@k][-]``: a registered metric name (see
+        :func:`get_metric_names`), optional keyword options written as Python
+        literals, an optional cut-off ``@k`` and an optional ``-`` suffix that
+        scores queries without relevant documents 0 (XGBoost's ``ndcg@k-``).
+        Names are case-insensitive. A :class:`MetricSpec` is returned as is.
+
+    Returns
+    -------
+    spec : MetricSpec
+        Immutable and hashable; ``str(spec)`` is the canonical spelling, with
+        options equal to their defaults omitted.
+
+    Raises
+    ------
+    ValueError
+        For text that is not a spec, an unknown metric (the closest valid name
+        is suggested), an unknown option or an invalid option value.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import parse_metric
+    >>> parse_metric("NDCG@10")
+    MetricSpec('ndcg@10')
+    >>> str(parse_metric("ndcg(gain='exponential', discount='classic')@5"))
+    "ndcg(discount='classic')@5"
+    >>> parse_metric("ndcg(convention='xgboost')@10-").resolve()["empty"]
+    'zero'
+    """
+    if isinstance(spec, MetricSpec):
+        return spec
+    if not isinstance(spec, str):
+        raise TypeError(f"A metric spec must be a str or MetricSpec, got {type(spec).__name__}.")
+    text = spec.strip()
+    minus = text.endswith("-")
+    body = text[:-1].rstrip() if minus else text
+    try:
+        node = ast.parse(body, mode="eval").body
+    except SyntaxError:
+        raise ValueError(f"Could not parse metric spec {spec!r}: {_SYNTAX}.") from None
+    k = None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        if not (isinstance(node.right, ast.Constant) and type(node.right.value) is int):
+            raise ValueError(f"In metric spec {spec!r}, the cut-off after '@' must be an "
+                             "integer >= 1.")
+        k = node.right.value
+        if k < 1:
+            raise ValueError(f"In metric spec {spec!r}, the cut-off k must be >= 1, got {k}.")
+        node = node.left
+    options: dict[str, Any] = {}
+    if isinstance(node, ast.Call):
+        if node.args or not isinstance(node.func, ast.Name):
+            raise ValueError(f"Could not parse metric spec {spec!r}: options must be "
+                             f"written as keywords; {_SYNTAX}.")
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise ValueError(f"Could not parse metric spec {spec!r}: {_SYNTAX}.")
+            try:
+                options[kw.arg.lower()] = ast.literal_eval(kw.value)
+            except ValueError:
+                raise ValueError(
+                    f"In metric spec {spec!r}, the value of {kw.arg!r} must be a literal "
+                    "(a quoted string, a number, a list or a dict)."
+                ) from None
+        node = node.func
+    if not isinstance(node, ast.Name):
+        raise ValueError(f"Could not parse metric spec {spec!r}: {_SYNTAX}.")
+    if k is not None:
+        if options.get("k") not in (None, k):
+            raise ValueError(f"Metric spec {spec!r} gives two cut-offs.")
+        options["k"] = k
+    if minus:
+        if options.get("empty") not in (None, "zero"):
+            raise ValueError(f"Metric spec {spec!r} ends with '-' (empty queries score 0) "
+                             f"but sets empty={options['empty']!r}.")
+        options["empty"] = "zero"
+    return _build(node.id.lower(), options, f"metric {spec!r}")
