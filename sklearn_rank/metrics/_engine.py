@@ -141,6 +141,13 @@ def _check_finite(arr: np.ndarray, name: str, row_qid) -> None:
 
 def _qid_array(qid) -> np.ndarray:
     q = np.asarray(qid)
+    if not hasattr(qid, "__array__"):  # a plain sequence: keep Python's view of it
+        if q.ndim > 1 and all(isinstance(v, tuple) for v in qid):
+            # Tuples are hashable ids: one per row, not a 2-D array.
+            q = np.fromiter(qid, dtype=object, count=len(qid))
+        elif q.dtype.kind in "US" and not all(isinstance(v, str | bytes) for v in qid):
+            # NumPy would turn [1, "a"] into ["1", "a"], merging 1 and "1".
+            q = np.fromiter(qid, dtype=object, count=len(qid))
     if q.dtype.kind == "O":
         # Object arrays (e.g. pandas string columns) are slow to compare: give
         # them a native dtype when every value has the same kind.
@@ -148,7 +155,10 @@ def _qid_array(qid) -> np.ndarray:
             native = np.asarray(q.tolist())
         except (TypeError, ValueError):
             native = q
-        if native.shape == q.shape and native.dtype.kind in "iufUSbMm":
+        if native.shape == q.shape and native.dtype.kind in "iufbMm":
+            q = native
+        elif native.shape == q.shape and native.dtype.kind in "US" and all(
+                isinstance(v, str | bytes) for v in q):
             q = native
     if q.ndim != 1:
         raise ValueError(f"qid must be 1-D with one query id per row, got shape {q.shape}.")
@@ -411,10 +421,9 @@ class Ranking:
         r + 1; columns at and beyond ``lengths[i]`` are padding.
     ties : str
         The tie policy the block was ranked under.
-    tie_rows, gstart, gend : ndarray or None
+    tie_rows, same : ndarray or None
         Under ``ties="average"``: the block rows that contain tied scores and,
-        for those rows, the first and last column of the tie group of every
-        column.
+        for those rows, whether columns j and j + 1 hold equal scores.
     """
 
     data: Data
@@ -424,8 +433,7 @@ class Ranking:
     order: np.ndarray
     ties: str
     tie_rows: np.ndarray | None = None
-    gstart: np.ndarray | None = None
-    gend: np.ndarray | None = None
+    same: np.ndarray | None = None
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -483,17 +491,41 @@ class Ranking:
         if cached is not None:
             return cached
         rows = self.tie_rows
-        full = self._take(self.data.column(key, func), self.order[rows], rows)
-        csum = np.zeros((full.shape[0], full.shape[1] + 1))
-        np.cumsum(full, axis=1, out=csum[:, 1:])
         cut = out.shape[1]
-        gstart, gend = self.gstart[:, :cut], self.gend[:, :cut]
+        gstart, gend = self.tie_groups(cut)
+        # Group sums need the values up to the end of the group straddling the cut.
+        span = int(gend[:, -1].max()) + 1
+        values = self._take(self.data.column(key, func), self.order[rows, :span], rows)
+        csum = np.zeros((values.shape[0], span + 1))
+        np.cumsum(values, axis=1, out=csum[:, 1:])
         total = (np.take_along_axis(csum, gend + 1, axis=1)
                  - np.take_along_axis(csum, gstart, axis=1))
         out = out.copy()
         out[rows] = total / (gend - gstart + 1)
         self._cache[cache_key] = out
         return out
+
+    def tie_groups(self, cut: int) -> tuple[np.ndarray, np.ndarray]:
+        """First and last column of the tie group of columns ``0..cut-1``.
+
+        For the rows ``tie_rows``; the group of the last column may end
+        beyond the cut.
+        """
+        cached = self._cache.get(("groups", cut))
+        if cached is not None:
+            return cached
+        t, w = self.same.shape[0], self.width
+        ends = np.ones((t, w), dtype=bool)  # column j ends its group
+        ends[:, :-1] = ~self.same
+        cols = np.arange(cut)
+        starts = np.ones((t, cut), dtype=bool)
+        starts[:, 1:] = ends[:, :cut - 1]
+        gstart = np.maximum.accumulate(np.where(starts, cols, 0), axis=1)
+        last = np.where(ends[:, :cut], cols, w)
+        last[:, -1] = cut - 1 + np.argmax(ends[:, cut - 1:], axis=1)
+        gend = np.minimum.accumulate(last[:, ::-1], axis=1)[:, ::-1]
+        self._cache[("groups", cut)] = gstart, gend
+        return gstart, gend
 
 
 def _widths(lengths: np.ndarray) -> np.ndarray:
@@ -505,7 +537,7 @@ def _widths(lengths: np.ndarray) -> np.ndarray:
     """
     if (lengths == lengths[0]).all():
         return lengths.copy()
-    exp = np.maximum(np.ceil(np.log2(lengths)).astype(np.int64) - 2, 0)
+    exp = np.maximum(np.ceil(np.log2(lengths)).astype(np.int64) - 3, 0)
     step = np.left_shift(1, exp)
     return -(-lengths // step) * step
 
@@ -552,7 +584,7 @@ def _rank_block(data: Data, segments: np.ndarray, w: int, policies) -> dict:
         if tie_rows.shape[0]:
             if policy == "average":
                 rank.tie_rows = tie_rows
-                rank.gstart, rank.gend = _tie_groups(same[tie_rows])
+                rank.same = same[tie_rows]
             else:
                 rank.order = order.copy()
                 sub = neg[tie_rows]
@@ -569,21 +601,3 @@ def _rank_block(data: Data, segments: np.ndarray, w: int, policies) -> dict:
 
 def _identity(x):
     return x
-
-
-def _tie_groups(same: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """First and last column of the tie group of every column.
-
-    ``same[:, j]`` tells whether columns j and j + 1 hold equal scores.
-    """
-    q, w1 = same.shape
-    w = w1 + 1
-    cols = np.arange(w)
-    starts_here = np.ones((q, w), dtype=bool)
-    starts_here[:, 1:] = ~same
-    gstart = np.maximum.accumulate(np.where(starts_here, cols, 0), axis=1)
-    ends_here = np.ones((q, w), dtype=bool)
-    ends_here[:, :-1] = ~same
-    rev = np.where(ends_here[:, ::-1], cols, 0)
-    gend = (w - 1) - np.maximum.accumulate(rev, axis=1)[:, ::-1]
-    return gstart, gend

@@ -94,13 +94,14 @@ class Evaluation:
 
     def __repr__(self) -> str:
         names = list(self.mean)
+        means = [f"{self.mean[n]:.6f}" for n in names]
         width = max(len("metric"), *(len(n) for n in names))
+        vwidth = max(len("mean"), *(len(m) for m in means))
         lines = [f"Evaluation(n_queries={self.n_queries}"
                  + (", weighted" if self.weights is not None else "") + ")",
-                 f"  {'metric':<{width}}  {'mean':>8}  {'n_empty':>7}"]
-        for name in names:
-            lines.append(f"  {name:<{width}}  {self.mean[name]:>8.6f}  "
-                         f"{self.n_empty[name]:>7d}")
+                 f"  {'metric':<{width}}  {'mean':>{vwidth}}  {'n_empty':>7}"]
+        for name, mean in zip(names, means, strict=True):
+            lines.append(f"  {name:<{width}}  {mean:>{vwidth}}  {self.n_empty[name]:>7d}")
         return "\n".join(lines)
 
     def __eq__(self, other) -> bool:

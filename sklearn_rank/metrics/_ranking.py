@@ -101,9 +101,9 @@ def _finish(key, spec, policy, values, empty, data):
     if n_empty:
         if policy == "raise":
             raise ValueError(
-                f"{n_empty} of {values.shape[0]} queries have no relevant document "
-                f"(first: query {data.qids[empty][0]!r}) and {key} was asked with "
-                "empty='raise'; choose empty='zero', 'one', 'skip' or 'nan'."
+                f"{key}: {n_empty} of {values.shape[0]} queries have no relevant document "
+                f"(first: query {data.qids[empty][0].item()!r}) and empty='raise'; choose "
+                "empty='zero', 'one', 'skip' or 'nan' to score them."
             )
         values[empty] = _EMPTY_VALUE[policy]
     if policy == "nan" and n_empty:

@@ -1,0 +1,28 @@
+"""Per-query NDCG@k on flat (y, score, qid) rows, as every peer library means it.
+
+Run: python examples/metrics_quickstart.py
+"""
+
+import numpy as np
+
+from sklearn_rank.metrics import evaluate, ndcg_score
+
+rng = np.random.default_rng(0)
+n_queries = 1_000
+lengths = rng.integers(1, 60, n_queries)
+qid = np.repeat([f"q{i:04d}" for i in range(n_queries)], lengths)
+y = rng.choice(5, qid.shape[0], p=[0.5, 0.25, 0.15, 0.07, 0.03])
+score = y + rng.normal(scale=2.0, size=qid.shape[0])  # a noisy ranker
+perm = rng.permutation(qid.shape[0])  # rows in any order
+y, score, qid = y[perm], score[perm], qid[perm]
+
+ev = evaluate(y, score, qid=qid, metrics=["ndcg@10", "ndcg(gain='linear')@10",
+                                           "ndcg(discount='classic')@10", "dcg@5"])
+print(ev)
+per_query = ev.per_query["ndcg@10"]
+print(f"\nper-query NDCG@10: min {per_query.min():.3f}, median {np.median(per_query):.3f}, "
+      f"max {per_query.max():.3f} over {ev.n_queries} queries")
+print("\nWhat 'NDCG@10' means in each library:")
+for convention in ("sklearn", "lightgbm", "xgboost"):
+    value = ndcg_score(y, score, qid=qid, k=10, convention=convention)
+    print(f"  convention={convention!r:11} {value:.6f}")

@@ -1,0 +1,185 @@
+"""Properties every metric must have, checked with hypothesis.
+
+Organised by property across metrics (as scikit-learn's
+``metrics/tests/test_common.py``): one table of metrics, parametrised
+invariance tests.
+"""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sklearn_rank.metrics import evaluate
+
+# Metrics whose values lie in [0, 1] and equal 1 for an ideal ranking.
+NORMALIZED = [
+    "ndcg",
+    "ndcg@3",
+    "ndcg(gain='linear')@5",
+    "ndcg(discount='classic')",
+    "ndcg(discount='classic', log_base=3)@4",
+    "ndcg(gain=[0, 1, 2, 5, 9])@2",
+]
+# Metrics that are sums over the top-k ranks (no normalisation).
+UNNORMALIZED = ["dcg", "dcg@3", "dcg(gain='linear', discount='classic')@2", "cg@3", "cg"]
+ALL = NORMALIZED + UNNORMALIZED
+TIES = ["average", "stable", "pessimistic", "optimistic"]
+
+
+@st.composite
+def ranking_data(draw, max_queries=6, max_docs=9, tied=None):
+    """Flat (y_true, y_score, qid) with labels 0..4 and possibly tied scores."""
+    n_queries = draw(st.integers(1, max_queries))
+    lengths = draw(st.lists(st.integers(1, max_docs), min_size=n_queries,
+                            max_size=n_queries))
+    n = sum(lengths)
+    labels = draw(st.lists(st.integers(0, 4), min_size=n, max_size=n))
+    if tied if tied is not None else draw(st.booleans()):
+        scores = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
+    else:
+        scores = draw(st.permutations(range(n)))
+    qid = np.repeat(np.arange(n_queries), lengths)
+    return np.array(labels, float), np.array(scores, float), qid
+
+
+def _values(y, s, q, metrics=ALL, **options):
+    return evaluate(y, s, qid=q, metrics=metrics, **options).per_query
+
+
+@settings(max_examples=150, deadline=None)
+@given(ranking_data(), st.sampled_from(TIES))
+def test_normalized_metrics_lie_in_unit_interval(data, ties):
+    y, s, q = data
+    for metric, values in _values(y, s, q, NORMALIZED, ties=ties).items():
+        assert np.all(values >= -1e-12) and np.all(values <= 1 + 1e-12), metric
+
+
+@settings(max_examples=100, deadline=None)
+@given(ranking_data(), st.sampled_from(TIES))
+def test_ideal_ranking_scores_one(data, ties):
+    y, _, q = data
+    ev = evaluate(y, y, qid=q, metrics=NORMALIZED, ties=ties)  # scores = labels
+    for metric, values in ev.per_query.items():
+        judged = values[~np.isnan(values)]
+        empty = np.array([not (y[q == i] > 0).any() for i in ev.qids])
+        np.testing.assert_allclose(judged[~empty], 1.0, atol=1e-12, err_msg=metric)
+        np.testing.assert_array_equal(judged[empty], 0.0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(ranking_data(), st.randoms(use_true_random=False))
+def test_invariant_to_row_order(data, rnd):
+    y, s, q = data
+    perm = np.array(rnd.sample(range(y.shape[0]), y.shape[0]))
+    # Stable ties follow input order, so only the other policies are invariant.
+    for ties in ("average", "pessimistic", "optimistic"):
+        a = _values(y, s, q, ties=ties)
+        b = _values(y[perm], s[perm], q[perm], ties=ties)
+        for metric in a:
+            np.testing.assert_allclose(a[metric], b[metric], atol=1e-12, err_msg=metric)
+
+
+@settings(max_examples=100, deadline=None)
+@given(ranking_data())
+def test_invariant_to_qid_relabelling(data):
+    y, s, q = data
+    relabel = np.array([f"query-{(7 * i) % 13:02d}" for i in range(q.max() + 1)])
+    a = evaluate(y, s, qid=q, metrics=ALL)
+    b = evaluate(y, s, qid=relabel[q], metrics=ALL)
+    order = np.argsort(relabel[a.qids])
+    assert b.qids.tolist() == relabel[a.qids][order].tolist()
+    for metric in ALL:
+        np.testing.assert_array_equal(a.per_query[metric][order], b.per_query[metric])
+        assert a.mean[metric] == pytest.approx(b.mean[metric], abs=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(ranking_data(), st.sampled_from(TIES))
+def test_invariant_to_strictly_increasing_score_transform(data, ties):
+    y, s, q = data
+    a = _values(y, s, q, ties=ties)
+    b = _values(y, np.exp(s / 4) * 3 - 1, q, ties=ties)
+    for metric in a:
+        np.testing.assert_array_equal(a[metric], b[metric], err_msg=metric)
+
+
+@settings(max_examples=100, deadline=None)
+@given(ranking_data(), st.sampled_from(TIES))
+def test_cutoff_beyond_longest_query_equals_full_metric(data, ties):
+    y, s, q = data
+    longest = int(np.bincount(q).max())
+    for k in (longest, longest + 5):
+        full = _values(y, s, q, ["ndcg", "dcg(discount='classic')", "cg"], ties=ties)
+        cut = _values(y, s, q, [f"ndcg@{k}", f"dcg(discount='classic')@{k}", f"cg@{k}"],
+                      ties=ties)
+        for (_, a), (_, b) in zip(full.items(), cut.items(), strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ranking_data(max_queries=1, max_docs=7, tied=True))
+def test_tie_policies_against_brute_force_over_orderings(data):
+    """'average' is the mean over every ordering of tied documents; 'pessimistic'
+    and 'optimistic' are its minimum and maximum; 'stable' is input order."""
+    y, s, q = data
+    n = y.shape[0]
+    # Every order consistent with the scores: permutations whose scores do not increase.
+    orders = [p for p in itertools.permutations(range(n))
+              if all(s[p[i]] >= s[p[i + 1]] for i in range(n - 1))]
+    per_order = np.array([
+        [evaluate(y[list(p)], s[list(p)], qid=q, metrics=ALL, ties="stable").per_query[m][0]
+         for m in ALL]
+        for p in orders
+    ])
+    results = {ties: _values(y, s, q, ties=ties) for ties in TIES}
+    for j, metric in enumerate(ALL):
+        assert results["average"][metric][0] == pytest.approx(per_order[:, j].mean(),
+                                                              abs=1e-12), metric
+        # With gains increasing in the label, worst-first is the minimum.
+        assert results["pessimistic"][metric][0] == pytest.approx(
+            per_order[:, j].min(), abs=1e-12), metric
+        assert results["optimistic"][metric][0] == pytest.approx(
+            per_order[:, j].max(), abs=1e-12), metric
+    stable_order = np.argsort(-s, kind="stable")
+    expected = evaluate(y[stable_order], s[stable_order], qid=q, metrics=ALL, ties="stable")
+    for metric in ALL:
+        assert results["stable"][metric][0] == expected.per_query[metric][0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(ranking_data(), st.lists(st.integers(1, 4), min_size=6, max_size=6))
+def test_integer_weights_equal_repetition(data, weights):
+    y, s, q = data
+    n_queries = q.max() + 1
+    w = np.array(weights[:n_queries])
+    weighted = evaluate(y, s, qid=q, metrics=ALL, sample_weight=w[q])
+    rows, new_q, next_id = [], [], 0
+    for i in range(n_queries):
+        for _ in range(w[i]):
+            idx = np.flatnonzero(q == i)
+            rows.extend(idx)
+            new_q.extend([next_id] * idx.shape[0])
+            next_id += 1
+    rows = np.array(rows)
+    repeated = evaluate(y[rows], s[rows], qid=np.array(new_q), metrics=ALL)
+    for metric in ALL:
+        assert weighted.mean[metric] == pytest.approx(repeated.mean[metric], rel=1e-12,
+                                                      abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ranking_data())
+def test_evaluate_equals_one_query_at_a_time(data):
+    y, s, q = data
+    ev = evaluate(y, s, qid=q, metrics=ALL)
+    for i, qid in enumerate(ev.qids):
+        rows = q == qid
+        single = evaluate(y[rows], s[rows], qid=q[rows], metrics=ALL)
+        for metric in ALL:  # equal up to the summation order of BLAS
+            assert ev.per_query[metric][i] == pytest.approx(single.per_query[metric][0],
+                                                            rel=1e-14, abs=1e-14)
+        assert math.isclose(ev.mean[ALL[0]], np.mean(ev.per_query[ALL[0]]), rel_tol=1e-12)

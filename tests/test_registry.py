@@ -1,0 +1,151 @@
+"""The metric registry and the spec grammar."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+from sklearn_rank.metrics import MetricSpec, evaluate, get_metric_names, parse_metric
+from sklearn_rank.metrics._registry import CONVENTIONS, METRICS, PARAMS
+
+
+@pytest.mark.parametrize(
+    "text, canonical",
+    [
+        ("ndcg@10", "ndcg@10"),
+        ("NDCG@10", "ndcg@10"),
+        (" ndcg @ 10 ", "ndcg@10"),
+        ("ndcg", "ndcg"),
+        ("dcg@5", "dcg@5"),
+        ("cg@3", "cg@3"),
+        ("ndcg@10-", "ndcg@10-"),
+        ("ndcg(empty='zero')@10", "ndcg@10-"),
+        ("ndcg(gain='exponential')@10", "ndcg@10"),
+        ("ndcg(gain='linear', discount='classic')@5",
+         "ndcg(gain='linear', discount='classic')@5"),
+        ("ndcg(discount='classic', gain='linear')@5",
+         "ndcg(gain='linear', discount='classic')@5"),
+        ("ndcg(k=5)", "ndcg@5"),
+        ("ndcg(log_base=10)", "ndcg(log_base=10)"),
+        ("ndcg(log_base=2.0)", "ndcg"),
+        ("ndcg(ties='stable', empty='one')@3", "ndcg(ties='stable', empty='one')@3"),
+        ("ndcg(convention='lightgbm', ties='stable')@3", "ndcg(convention='lightgbm')@3"),
+        ("ndcg(convention='lightgbm', ties='average')@3",
+         "ndcg(ties='average', convention='lightgbm')@3"),
+        ("ndcg(convention='xgboost')@10-", "ndcg(convention='xgboost')@10-"),
+        ("ndcg(gain=[0, 1, 3, 7])@5", "ndcg(gain=[0, 1, 3, 7])@5"),
+        ("ndcg(gain={0: 0, 1: 2.5})", "ndcg(gain={0: 0, 1: 2.5})"),
+    ],
+)
+def test_canonical_printing(text, canonical):
+    spec = parse_metric(text)
+    assert str(spec) == canonical
+    # The canonical spelling parses back to an equivalent spec.
+    again = parse_metric(canonical)
+    assert str(again) == canonical
+    assert again.resolve() == spec.resolve()
+
+
+def test_spec_is_hashable_immutable_and_picklable():
+    a, b = parse_metric("ndcg@10"), parse_metric("NDCG@10")
+    assert a == b and hash(a) == hash(b)
+    assert len({a, b, parse_metric("ndcg@5")}) == 2
+    with pytest.raises(AttributeError):
+        a.k = 3
+    assert pickle.loads(pickle.dumps(a)) == a
+    assert parse_metric(a) is a
+    assert repr(a) == "MetricSpec('ndcg@10')"
+
+
+def test_resolution_order():
+    # explicit spec option > evaluate option > convention > registry default
+    spec = parse_metric("ndcg(ties='pessimistic')@3")
+    assert spec.resolve()["gain"] == "exponential"
+    assert spec.resolve({"convention": "sklearn"})["gain"] == "linear"
+    assert spec.resolve({"convention": "sklearn", "gain": "exponential"})["gain"] == (
+        "exponential")
+    assert spec.resolve({"convention": "lightgbm"})["ties"] == "pessimistic"
+    assert spec.resolve({"convention": "lightgbm"})["empty"] == "one"
+    minus = parse_metric("ndcg@3-")
+    assert minus.resolve({"convention": "xgboost"})["empty"] == "zero"
+    own = parse_metric("ndcg(convention='sklearn')")
+    assert own.resolve({"convention": "lightgbm"})["gain"] == "linear"
+
+
+def test_with_options():
+    spec = parse_metric("ndcg@10").with_options(gain="linear")
+    assert str(spec) == "ndcg(gain='linear')@10"
+    assert str(spec.with_options(k=3)) == "ndcg(gain='linear')@3"
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("ndgc@10", r"Unknown metric 'ndgc'\. Did you mean 'ndcg'\?"),
+        ("dgc", r"Unknown metric 'dgc'\. Did you mean 'dcg'\?"),
+        ("zzz", r"Unknown metric 'zzz'\. Valid names: cg, dcg, ndcg"),
+        ("ndcg(gian='linear')", r"no parameter 'gian'\. Did you mean 'gain'\?"),
+        ("ndcg@0", r"cut-off k must be >= 1, got 0"),
+        ("ndcg@-1", r"cut-off after '@' must be an integer"),
+        ("ndcg@2.5", r"cut-off after '@' must be an integer"),
+        ("ndcg@x", r"cut-off after '@' must be an integer"),
+        ("ndcg(1)", r"options must be written as keywords"),
+        ("ndcg(gain=linear)", r"value of 'gain' must be a literal"),
+        ("ndcg(**x)", r"Could not parse metric spec"),
+        ("ndcg@@10", r"Could not parse metric spec"),
+        ("ndcg + 1", r"Could not parse metric spec"),
+        ("ndcg(k=3)@5", r"gives two cut-offs"),
+        ("ndcg(empty='one')@5-", r"ends with '-'.*sets empty='one'"),
+        ("ndcg(gain='expo')", r"'gain' parameter of metric .* must be a str among"),
+        ("ndcg(ties='random')", r"'ties' parameter of metric .* must be a str among"),
+        ("ndcg(log_base=1)", r"'log_base' parameter of metric .* range \(1.0, inf\)"),
+        ("ndcg(convention='ranx')", r"'convention' parameter of metric .* str among"),
+        ("cg(discount='classic')", r"Metric 'cg' has no parameter 'discount'"),
+    ],
+)
+def test_parse_errors(text, match):
+    with pytest.raises(ValueError, match=match):
+        parse_metric(text)
+
+
+def test_parse_type_error():
+    with pytest.raises(TypeError, match="must be a str or MetricSpec"):
+        parse_metric(10)
+
+
+def test_metric_names_come_from_the_registry():
+    assert get_metric_names() == sorted(METRICS)
+    import sklearn_rank.metrics as m
+
+    for info in METRICS.values():
+        function = getattr(m, info.function)
+        assert callable(function)
+        for param in info.params:
+            assert param in PARAMS
+            if param != "k":
+                assert param in function.__doc__
+        assert info.name in function.__doc__
+
+
+def test_conventions_set_only_declared_params():
+    for preset in CONVENTIONS.values():
+        assert set(preset) <= set(PARAMS)
+
+
+def test_evaluate_keys_and_lookup_by_any_spelling():
+    y = np.array([3, 2, 0, 1, 0, 2])
+    s = np.array([0.9, 0.8, 0.1, 0.4, 0.3, 0.2])
+    q = np.array([1, 1, 1, 2, 2, 2])
+    ev = evaluate(y, s, qid=q, metrics=["NDCG@2", "ndcg(gain='exponential')@2", "dcg@2-"])
+    assert list(ev.mean) == ["ndcg@2", "dcg@2-"]
+    assert ev.mean["ndcg(gain='exponential', discount='log2')@2"] == ev.mean["ndcg@2"]
+    assert "NDCG@2" in ev.per_query and "ndcg@3" not in ev.per_query
+    assert [str(m) for m in ev.metrics] == ["ndcg@2", "dcg@2-"]
+    assert isinstance(ev.metrics[0], MetricSpec)
+
+
+def test_evaluate_rejects_specs_that_collide_under_options():
+    y, s, q = [1, 0], [0.5, 0.2], [1, 1]
+    with pytest.raises(ValueError, match="print as 'ndcg@2' but mean different things"):
+        evaluate(y, s, qid=q, metrics=["ndcg@2", "ndcg(gain='exponential')@2"],
+                 gain="linear")
