@@ -383,6 +383,8 @@ def ndcg_score(y_true, y_score, *, qid=None, k=None, gain=None, discount="log2",
     What "NDCG@10" means differs between libraries; ``convention`` reproduces
     them exactly: scikit-learn uses linear gain and tie averaging, LightGBM and
     XGBoost exponential gain, input order for ties and 1 for empty queries.
+    XGBoost's bare ``"ndcg"`` metric is NDCG@32, not the whole list: compare it
+    with ``k=32``.
 
     References
     ----------
