@@ -11,6 +11,9 @@ __version__ = "0.1.0"
 _LAZY = {
     "ndcg_score": "sklearn_rank.metrics",
     "evaluate": "sklearn_rank.metrics",
+    "make_ranking_scorer": "sklearn_rank.metrics",
+    "QueryKFold": "sklearn_rank.model_selection",
+    "QueryRanker": "sklearn_rank.estimators",
 }
 
 __all__ = ["__version__", *sorted(_LAZY)]

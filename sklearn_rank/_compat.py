@@ -2,8 +2,11 @@
 
 scikit-learn does not promise these names across releases; keeping every such
 import here means a scikit-learn release can break one file, not the package.
+Importing this module costs about a second (scikit-learn's validation
+machinery), so :mod:`sklearn_rank.metrics` imports it lazily.
 """
 
+from sklearn.utils._metadata_requests import _routing_enabled
 from sklearn.utils._param_validation import (
     Interval,
     InvalidParameterError,
@@ -16,6 +19,12 @@ __all__ = [
     "Interval",
     "InvalidParameterError",
     "StrOptions",
+    "routing_enabled",
     "validate_parameter_constraints",
     "validate_params",
 ]
+
+
+def routing_enabled() -> bool:
+    """Whether ``sklearn.set_config(enable_metadata_routing=True)`` is in effect."""
+    return _routing_enabled()

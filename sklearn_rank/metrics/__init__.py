@@ -1,16 +1,45 @@
-"""Ranking metrics over grouped data, the metric registry and its spec grammar."""
+"""Ranking metrics over grouped data, the metric registry and its spec grammar.
+
+The scorers (:func:`make_ranking_scorer`) are loaded on first use, so that
+``import sklearn_rank.metrics`` stays fast.
+"""
+
+from importlib import import_module
 
 from ._evaluation import Evaluation
 from ._ranking import cumulative_gain_score, dcg_score, evaluate, ndcg_score
 from ._registry import MetricSpec, get_metric_names, parse_metric
 
+_LAZY = {
+    "make_ranking_scorer": "._scorer",
+    "RankingScorer": "._scorer",
+    "lightgbm_eval_metric": "._boosting",
+    "xgboost_eval_metric": "._boosting",
+}
+
 __all__ = [
     "Evaluation",
     "MetricSpec",
+    "RankingScorer",
     "cumulative_gain_score",
     "dcg_score",
     "evaluate",
     "get_metric_names",
+    "lightgbm_eval_metric",
+    "make_ranking_scorer",
     "ndcg_score",
     "parse_metric",
+    "xgboost_eval_metric",
 ]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(__all__)

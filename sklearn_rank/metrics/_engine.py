@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Data", "Ranking", "prepare", "iter_rankings"]
+__all__ = ["Data", "Ranking", "group_rows", "iter_rankings", "prepare", "query_codes"]
 
 # Upper bound on the number of cells (queries x padded width) of one block. It
 # bounds the engine's working memory whatever the size of the input, and keeps
@@ -282,6 +282,27 @@ def _stable_argsort(codes: np.ndarray) -> np.ndarray:
     if codes.shape[0] < 1 << 31:
         return _sort_by_key(codes)
     return np.argsort(codes, kind="stable")
+
+
+def query_codes(qid, name: str = "qid") -> tuple[np.ndarray, np.ndarray]:
+    """Validated query ids: the sorted unique ids and the code of every row."""
+    q = _qid_array(qid)
+    if q.shape[0] == 0:
+        raise ValueError(f"{name} is empty; pass one query id per row.")
+    return _factorize(q)
+
+
+def group_rows(qid) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """Stable row order that makes queries contiguous (None if they are),
+    and the sorted unique ids and sizes of the queries in that order."""
+    q = _qid_array(qid)
+    if q.shape[0] == 0:
+        raise ValueError("qid is empty; pass one query id per row.")
+    order, starts, seg_pos, qids = _group(q)
+    sizes = np.diff(np.append(starts, q.shape[0]))
+    if seg_pos is not None:  # contiguous but not sorted: ids in data order
+        qids = qids[seg_pos]
+    return order, qids, sizes
 
 
 def prepare(y_true, y_score, qid=None, sample_weight=None) -> Data:

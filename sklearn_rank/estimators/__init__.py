@@ -1,0 +1,5 @@
+"""Estimators: the QueryRanker adapter."""
+
+from ._query_ranker import QueryRanker
+
+__all__ = ["QueryRanker"]

@@ -1,0 +1,93 @@
+"""One-call grouped cross-validation for rankers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from numbers import Integral
+
+import sklearn
+from sklearn.model_selection import cross_validate
+
+from ..estimators import QueryRanker
+from ..estimators._query_ranker import _fit_kind
+from ..metrics import MetricSpec, make_ranking_scorer
+from ._split import QueryKFold
+
+__all__ = ["cross_validate_ranker", "ranking_scoring"]
+
+
+def ranking_scoring(scoring):
+    """Turn metric specs into scorers: one spec, a list of specs, or a dict of them.
+
+    Lists become dicts keyed by the canonical spec; dict values may be specs or
+    scorers. Anything else (a scorer, a callable) is returned unchanged.
+    """
+    if isinstance(scoring, str | MetricSpec):
+        return make_ranking_scorer(scoring)
+    if isinstance(scoring, Mapping):
+        return {name: make_ranking_scorer(s) if isinstance(s, str | MetricSpec) else s
+                for name, s in scoring.items()}
+    if isinstance(scoring, list | tuple):
+        scorers = [make_ranking_scorer(s) for s in scoring]
+        return {str(s.spec): s for s in scorers}
+    return scoring
+
+
+def cross_validate_ranker(estimator, X, y, *, qid, scoring="ndcg@10", cv=5, params=None,
+                          **kwargs) -> dict:
+    """Cross-validate a ranker with folds that keep queries whole, scored per query.
+
+    Parameters
+    ----------
+    estimator : estimator object
+        A :class:`~sklearn_rank.estimators.QueryRanker`, a pipeline, a regressor
+        used as a pointwise ranker, or a bare ``lightgbm.LGBMRanker`` /
+        ``xgboost.XGBRanker`` (wrapped in ``QueryRanker`` for you).
+    X : array-like, sparse matrix or DataFrame of shape (n_rows, n_features)
+    y : array-like of shape (n_rows,)
+        Relevance labels.
+    qid : array-like of shape (n_rows,)
+        Query id of each row; rows in any order.
+    scoring : str, list of str or dict, default="ndcg@10"
+        A metric spec, a list of them, or a dict ``{name: spec or scorer}``;
+        specs become :func:`~sklearn_rank.metrics.make_ranking_scorer` scorers.
+    cv : int or cross-validation splitter, default=5
+        An int means ``QueryKFold(cv)``.
+    params : dict, default=None
+        More metadata for the estimator, scorers and splitter (e.g.
+        ``sample_weight`` once requested); ``qid`` is added.
+    **kwargs
+        Passed to :func:`sklearn.model_selection.cross_validate`
+        (``return_train_score``, ``return_estimator``, ``n_jobs``, ...).
+
+    Returns
+    -------
+    scores : dict
+        What :func:`sklearn.model_selection.cross_validate` returns, with keys
+        ``test_<name>`` per metric (``test_score`` for a single metric).
+
+    Notes
+    -----
+    Metadata routing is enabled for the duration of the call only
+    (``sklearn.config_context``), so ``qid`` reaches the splitter, the ranker
+    and the scorers of every fold whatever the global configuration.
+
+    Examples
+    --------
+    >>> from lightgbm import LGBMRanker
+    >>> from sklearn_rank.datasets import make_ranking
+    >>> from sklearn_rank.model_selection import cross_validate_ranker
+    >>> X, y, qid = make_ranking(n_queries=40, random_state=0)
+    >>> res = cross_validate_ranker(LGBMRanker(n_estimators=10, verbose=-1), X, y, qid=qid,
+    ...                             scoring=["ndcg@10", "ndcg(gain='linear')@10"], cv=3)
+    >>> sorted(k for k in res if k.startswith("test_"))
+    ["test_ndcg(gain='linear')@10", 'test_ndcg@10']
+    """
+    if _fit_kind(estimator) != "none":
+        estimator = QueryRanker(estimator)
+    if isinstance(cv, Integral):
+        cv = QueryKFold(cv)
+    params = {**(params or {}), "qid": qid}
+    with sklearn.config_context(enable_metadata_routing=True):
+        return cross_validate(estimator, X, y, scoring=ranking_scoring(scoring), cv=cv,
+                              params=params, **kwargs)
