@@ -8,9 +8,17 @@ QID_COLUMN = "qid"
 
 NO_QID_HELP = (
     "Either enable metadata routing (sklearn.set_config(enable_metadata_routing=True)) "
-    "and pass qid=<one query id per row> to fit / cross_validate(params={{'qid': qid}}), "
+    "and pass qid=<one query id per row> to fit / cross_validate(params={'qid': qid}), "
     "or give X a query-id column: a DataFrame column named 'qid', or an array column "
-    "named by QueryRanker(estimator, qid_column=j)."
+    "named by QueryRanker(estimator, qid_column=j). In a pipeline the column must reach "
+    "QueryRanker (earlier steps may turn a DataFrame into an array): prefer routing there."
+)
+
+NO_QID_HELP_SPLIT = (
+    "Pass qid=<one query id per row> or groups=qid to split (without metadata routing, "
+    "GridSearchCV(...).fit(X, y, groups=qid) does), enable metadata routing "
+    "(sklearn.set_config(enable_metadata_routing=True)) and pass qid to the search's fit, "
+    "or give X a DataFrame column named 'qid'."
 )
 
 
@@ -22,6 +30,7 @@ def frame_qid(X):
     return None
 
 
-def missing_qid_error(who: str) -> ValueError:
-    """The error raised when no query ids can be found, naming both fixes."""
-    return ValueError(f"{who} needs the query id of each row of X. " + NO_QID_HELP.format())
+def missing_qid_error(who: str, splitter: bool = False) -> ValueError:
+    """The error raised when no query ids can be found, naming the fixes."""
+    help_text = NO_QID_HELP_SPLIT if splitter else NO_QID_HELP
+    return ValueError(f"{who} needs the query id of each row of X. {help_text}")

@@ -68,11 +68,12 @@ class _Progress:
     def __call__(self, estimator, X, y_true, **kwargs):
         value = self.scorer(estimator, X, y_true, **kwargs)
         self.done += 1
-        elapsed = time.perf_counter() - self.start
-        self.stream.write(f"\r  cross-validating: {self.done}/{self.total} fits "
-                          f"({elapsed:.0f} s)")
-        if self.done == self.total:
-            self.stream.write("\n")
+        text = (f"  cross-validating: {self.done}/{self.total} fits "
+                f"({time.perf_counter() - self.start:.0f} s)")
+        if getattr(self.stream, "isatty", lambda: False)():
+            self.stream.write("\r" + text + ("\n" if self.done == self.total else ""))
+        elif self.done == self.total or self.done % max(1, self.total // 10) == 0:
+            self.stream.write(text + "\n")  # a log, not a terminal: a line per tenth
         self.stream.flush()
         return value
 
@@ -125,7 +126,14 @@ def _summary(ev, names) -> str:
     return "\n".join(lines)
 
 
-def run(args) -> int:
+def search(X, y, qid, *, k=10, metric="ndcg", folds=5, test_size=0.2, n_estimators=100,
+           n_jobs=1, seed=0, progress=None):
+    """The tuning job without printing.
+
+    Returns ``(search, evaluation, train, test)``: the fitted ``GridSearchCV``,
+    the best model's per-query :class:`~sklearn_rank.metrics.Evaluation` on the
+    held-out queries, and the train / held-out row indices.
+    """
     import sklearn
     from lightgbm import LGBMRanker
     from sklearn.model_selection import GridSearchCV, ParameterGrid
@@ -134,43 +142,51 @@ def run(args) -> int:
     from .metrics import evaluate, make_ranking_scorer
     from .model_selection import QueryKFold, QueryShuffleSplit
 
-    if args.k < 1:
-        print("sklearn-rank tune: error: --k must be >= 1", file=sys.stderr)
+    names = [template.format(k=k) for template in METRICS.values()]
+    refit = METRICS[metric].format(k=k)
+    train, test = next(QueryShuffleSplit(n_splits=1, test_size=test_size,
+                                         random_state=seed).split(X, y, qid=qid))
+    ranker = QueryRanker(LGBMRanker(n_estimators=n_estimators, verbose=-1,
+                                    random_state=seed, n_jobs=1))
+    scoring = {name: make_ranking_scorer(name) for name in names}
+    if progress is not None and n_jobs == 1:
+        scoring[refit] = _Progress(scoring[refit], len(ParameterGrid(GRID)) * folds, progress)
+    grid = GridSearchCV(ranker, GRID, scoring=scoring, refit=refit,
+                        cv=QueryKFold(folds, shuffle=True, random_state=seed), n_jobs=n_jobs,
+                        verbose=1 if progress is not None and n_jobs != 1 else 0)
+    with sklearn.config_context(enable_metadata_routing=True):
+        grid.fit(X[train], y[train], qid=qid[train])
+    ev = evaluate(y[test], grid.predict(X[test]), qid=qid[test], metrics=names)
+    return grid, ev, train, test
+
+
+def run(args) -> int:
+    from sklearn.model_selection import ParameterGrid
+
+    if args.k < 1 or args.folds < 2 or not 0 < args.test_size < 1:
+        print("sklearn-rank tune: error: need --k >= 1, --folds >= 2 and 0 < --test-size < 1",
+              file=sys.stderr)
         return 2
     t0 = time.perf_counter()
     X, y, qid, source = _load(args)
     names = [template.format(k=args.k) for template in METRICS.values()]
     refit = METRICS[args.metric].format(k=args.k)
-    train, test = next(QueryShuffleSplit(n_splits=1, test_size=args.test_size,
-                                         random_state=args.seed).split(X, y, qid=qid))
-    n_queries = np.unique(qid).shape[0]
-    print(f"data: {source}: {X.shape[0]} rows, {n_queries} queries, "
-          f"{X.shape[1]} features; labels {np.bincount(np.asarray(y, int)).tolist()} "
-          f"(count per grade)")
-    print(f"held out {np.unique(qid[test]).shape[0]} queries ({test.shape[0]} rows); "
-          f"tuning on {np.unique(qid[train]).shape[0]} queries")
-
-    ranker = QueryRanker(LGBMRanker(n_estimators=args.n_estimators, verbose=-1,
-                                    random_state=args.seed, n_jobs=1))
-    n_fits = len(ParameterGrid(GRID)) * args.folds
-    scoring = {name: make_ranking_scorer(name) for name in names}
-    scoring[refit] = _Progress(scoring[refit], n_fits, sys.stderr)
-    search = GridSearchCV(ranker, GRID, scoring=scoring, refit=refit,
-                          cv=QueryKFold(args.folds, shuffle=True, random_state=args.seed),
-                          n_jobs=args.n_jobs)
-    print(f"GridSearchCV: {len(ParameterGrid(GRID))} candidates x {args.folds} folds "
-          f"(QueryKFold), refit on {refit}")
-    with sklearn.config_context(enable_metadata_routing=True):
-        search.fit(X[train], y[train], qid=qid[train])
-
+    print(f"data: {source}: {X.shape[0]} rows, {np.unique(qid).shape[0]} queries, "
+          f"{X.shape[1]} features; rows per grade {np.bincount(np.asarray(y, int)).tolist()}")
+    print(f"GridSearchCV over {len(ParameterGrid(GRID))} candidates x {args.folds} folds "
+          f"(QueryKFold), refit on {refit}; {args.test_size:.0%} of rows held out as whole "
+          "queries")
+    grid, ev, train, test = search(
+        X, y, qid, k=args.k, metric=args.metric, folds=args.folds, test_size=args.test_size,
+        n_estimators=args.n_estimators, n_jobs=args.n_jobs, seed=args.seed,
+        progress=sys.stderr)
+    print(f"tuned on {np.unique(qid[train]).shape[0]} queries ({train.shape[0]} rows)")
     print(f"\ncandidates (cross-validated per-query means, best {refit} first):")
-    print(_candidates_table(search.cv_results_, names, refit))
-    best = {k.removeprefix("estimator__"): v for k, v in search.best_params_.items()}
+    print(_candidates_table(grid.cv_results_, names, refit))
+    best = {k.removeprefix("estimator__"): v for k, v in grid.best_params_.items()}
     print(f"\nbest parameters by {refit}: {best}")
-
-    ev = evaluate(y[test], search.predict(X[test]), qid=qid[test], metrics=names)
-    print(f"\nbest model on {ev.n_queries} held-out queries (per-query NDCG@{args.k}; "
-          f"{ev.n_empty[refit]} queries without relevant documents score 0):")
+    print(f"\nbest model on {ev.n_queries} held-out queries ({test.shape[0]} rows), per-query "
+          f"NDCG@{args.k}; {ev.n_empty[refit]} queries without relevant documents score 0:")
     print(_summary(ev, names))
     print(f"\ndone in {time.perf_counter() - t0:.1f} s")
     return 0

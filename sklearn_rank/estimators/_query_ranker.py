@@ -67,12 +67,16 @@ def _check_sample_weight(sample_weight, n_rows):
     return w
 
 
+def _fit_params(estimator) -> set:
+    try:
+        return set(inspect.signature(estimator.fit).parameters)
+    except (TypeError, ValueError):  # pragma: no cover - builtins without signatures
+        return set()
+
+
 def _fit_kind(estimator) -> str:
     """How the inner model takes queries: 'qid' (XGBoost), 'group' (LightGBM) or 'none'."""
-    try:
-        params = inspect.signature(estimator.fit).parameters
-    except (TypeError, ValueError):  # pragma: no cover - builtins without signatures
-        return "none"
+    params = _fit_params(estimator)
     if "qid" in params:
         return "qid"
     if "group" in params:
@@ -338,6 +342,12 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
                     f"{'qid' if name == 'group' else 'eval_qid'}=<one query id per row> "
                     f"instead of {name}=."
                 )
+        if "eval_X" in fit_params or "eval_y" in fit_params:
+            raise ValueError(
+                "Pass validation data to QueryRanker as eval_set=[(X, y), ...] with "
+                "eval_qid=[qid, ...]; it sorts them by query and hands them to the inner "
+                "model in the form it takes (eval_X / eval_y for LightGBM >= 4.7)."
+            )
         self._record_input(X)
         y = self._check_labels(y, kind)
         X_fit, y_fit, w_fit, extra = self._queries(X, y, qid, sample_weight, kind, "fit")
@@ -368,7 +378,10 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
             groups.append(extra.get("group"))
             qids.append(extra.get("qid"))
             sample_weights.append(w_e)
-        out = {"eval_set": sets}
+        if "eval_X" in _fit_params(self.estimator):  # LightGBM >= 4.7 deprecates eval_set
+            out = {"eval_X": tuple(X for X, _ in sets), "eval_y": tuple(y for _, y in sets)}
+        else:
+            out = {"eval_set": sets}
         has_weights = any(w is not None for w in sample_weights)
         if kind == "group":
             out["eval_group"] = groups

@@ -54,7 +54,8 @@ class _XGBoostMetric:
 
     def __init__(self, spec: MetricSpec):
         self.spec = spec
-        self.__name__ = str(spec)
+        # XGBoost splits its evaluation log on whitespace: a name must have none.
+        self.__name__ = str(spec).replace(" ", "")
 
     def __call__(self, y_true_or_predt, y_pred_or_dmatrix):
         if hasattr(y_pred_or_dmatrix, "get_uint_info"):  # xgboost.train(custom_metric=)
@@ -67,7 +68,7 @@ class _XGBoostMetric:
                 weight = np.repeat(weight, sizes)
             elif weight.size == 0:
                 weight = None
-            return str(self.spec), _mean(self.spec, labels, predt, sizes, weight)
+            return self.__name__, _mean(self.spec, labels, predt, sizes, weight)
         # XGBRanker(eval_metric=...): called once per query with its labels and scores.
         y_true, y_pred = y_true_or_predt, y_pred_or_dmatrix
         return _mean(self.spec, y_true, y_pred, np.array([np.size(y_true)]), None)
@@ -137,13 +138,20 @@ def xgboost_eval_metric(metric: str | MetricSpec, **options):
           DMatrix (``group_ptr``) and per-query weights and returns
           ``(name, value)``, exactly this package's mean. Pass
           ``maximize=True`` to ``xgboost.train`` for early stopping on a
-          higher-is-better metric.
+          higher-is-better metric. XGBoost logs the value with six significant
+          digits.
         - ``XGBRanker(eval_metric=metric)``: XGBoost's scikit-learn API calls a
           ranking metric once per query, with that query's labels and scores,
-          and averages the values itself; it scores single-document queries
-          1.0 without calling the metric. The per-query values are exact; the
-          mean then follows XGBoost's rules, not this package's ``empty`` and
-          ``sample_weight`` handling.
+          and averages the values itself: it scores single-document queries
+          1.0 without calling the metric, and (measured with XGBoost 3.2) weights
+          each query by its number of documents, because it takes the group
+          sizes for weights. The per-query values are exact; the mean follows
+          XGBoost's rules, not this package's. Use ``xgboost.train`` for the
+          exact mean.
+
+        The metric's name (the key in XGBoost's evaluation results) is the
+        canonical spec without spaces, e.g. ``"ndcg(gain='linear',discount='classic')@3"``;
+        :func:`parse_metric` reads it back.
 
     Examples
     --------

@@ -26,7 +26,7 @@ def _codes(splitter, X, groups, qid) -> np.ndarray:
     if ids is None:
         ids = frame_qid(X)
     if ids is None:
-        raise missing_qid_error(f"{type(splitter).__name__}.split")
+        raise missing_qid_error(f"{type(splitter).__name__}.split", splitter=True)
     n_rows = None if X is None else _n_rows(X)
     ids = np.asarray(ids) if not isinstance(ids, list) else ids
     if n_rows is not None and len(ids) != n_rows:

@@ -16,19 +16,26 @@ from ._split import QueryKFold
 __all__ = ["cross_validate_ranker", "ranking_scoring"]
 
 
-def ranking_scoring(scoring):
+def ranking_scoring(scoring, *, sample_weight=False):
     """Turn metric specs into scorers: one spec, a list of specs, or a dict of them.
 
     Lists become dicts keyed by the canonical spec; dict values may be specs or
-    scorers. Anything else (a scorer, a callable) is returned unchanged.
+    scorers. Anything else (a scorer, a callable) is returned unchanged. With
+    ``sample_weight=True`` (under metadata routing) the scorers made from specs
+    request ``sample_weight`` too.
     """
+
+    def make(spec):
+        scorer = make_ranking_scorer(spec)
+        return scorer.set_score_request(sample_weight=True) if sample_weight else scorer
+
     if isinstance(scoring, str | MetricSpec):
-        return make_ranking_scorer(scoring)
+        return make(scoring)
     if isinstance(scoring, Mapping):
-        return {name: make_ranking_scorer(s) if isinstance(s, str | MetricSpec) else s
+        return {name: make(s) if isinstance(s, str | MetricSpec) else s
                 for name, s in scoring.items()}
     if isinstance(scoring, list | tuple):
-        scorers = [make_ranking_scorer(s) for s in scoring]
+        scorers = [make(s) for s in scoring]
         return {str(s.spec): s for s in scorers}
     return scoring
 
@@ -54,8 +61,10 @@ def cross_validate_ranker(estimator, X, y, *, qid, scoring="ndcg@10", cv=5, para
     cv : int or cross-validation splitter, default=5
         An int means ``QueryKFold(cv)``.
     params : dict, default=None
-        More metadata for the estimator, scorers and splitter (e.g.
-        ``sample_weight`` once requested); ``qid`` is added.
+        More metadata for the estimator, scorers and splitter; ``qid`` is added.
+        With ``sample_weight`` here, the scorers made from specs weight their
+        scores by it (the estimator must request it:
+        ``QueryRanker(...).set_fit_request(sample_weight=True)``).
     **kwargs
         Passed to :func:`sklearn.model_selection.cross_validate`
         (``return_train_score``, ``return_estimator``, ``n_jobs``, ...).
@@ -83,11 +92,15 @@ def cross_validate_ranker(estimator, X, y, *, qid, scoring="ndcg@10", cv=5, para
     >>> sorted(k for k in res if k.startswith("test_"))
     ["test_ndcg(gain='linear')@10", 'test_ndcg@10']
     """
-    if _fit_kind(estimator) != "none":
-        estimator = QueryRanker(estimator)
+    if not isinstance(estimator, QueryRanker) and _fit_kind(estimator) != "none":
+        estimator = QueryRanker(estimator)  # a bare LGBMRanker / XGBRanker
     if isinstance(cv, Integral):
         cv = QueryKFold(cv)
+    if params and "qid" in params:
+        raise ValueError("cross_validate_ranker got qid twice: as qid= and in params; pass it "
+                         "once, as qid=.")
     params = {**(params or {}), "qid": qid}
     with sklearn.config_context(enable_metadata_routing=True):
-        return cross_validate(estimator, X, y, scoring=ranking_scoring(scoring), cv=cv,
-                              params=params, **kwargs)
+        scoring = ranking_scoring(scoring, sample_weight="sample_weight" in params)
+        return cross_validate(estimator, X, y, scoring=scoring, cv=cv, params=params,
+                              **kwargs)
