@@ -138,8 +138,12 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
 
     ``eval_set`` / ``eval_qid`` / ``eval_sample_weight`` are sorted and
     converted the same way (LightGBM ``eval_group``, XGBoost ``eval_qid``), so
-    early stopping works inside cross-validation. XGBoost takes one weight per
-    query: a query's weight is the mean of its rows' ``sample_weight``.
+    early stopping works inside cross-validation: under routing, request them
+    (``set_fit_request(eval_set=True, eval_qid=True, eval_metric=True)``) and
+    pass them in the search's ``params``, with the stopping rule on the inner
+    model (``LGBMRanker(early_stopping_round=20)``, ``XGBRanker(early_stopping_rounds=20)``).
+    XGBoost takes one weight per query: a query's weight is the mean of its
+    rows' ``sample_weight``.
 
     Examples
     --------
@@ -301,7 +305,7 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         return X, y, sample_weight, extra
 
     def fit(self, X, y, *, qid=None, sample_weight=None, eval_set=None, eval_qid=None,
-            eval_sample_weight=None, **fit_params):
+            eval_sample_weight=None, eval_metric=None, callbacks=None, **fit_params):
         """Fit the inner model on rows sorted by query.
 
         Parameters
@@ -321,6 +325,12 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
             Query ids of each validation set (or use their query-id column).
         eval_sample_weight : list of array-like, default=None
             Row weights of each validation set.
+        eval_metric : str, callable or list, default=None
+            The inner model's ``eval_metric`` (e.g.
+            :func:`~sklearn_rank.metrics.lightgbm_eval_metric`); passed on when set.
+        callbacks : list of callables, default=None
+            The inner model's ``callbacks`` (e.g. ``lightgbm.early_stopping``);
+            passed on when set.
         **fit_params
             Passed to the inner model's ``fit`` (``callbacks``, ``eval_at``, ...).
 
@@ -357,6 +367,9 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
             extra.update(self._eval_sets(eval_set, eval_qid, eval_sample_weight, kind))
         elif eval_qid is not None or eval_sample_weight is not None:
             raise ValueError("eval_qid and eval_sample_weight need an eval_set.")
+        for name, value in (("eval_metric", eval_metric), ("callbacks", callbacks)):
+            if value is not None:
+                extra[name] = value
         self.estimator_ = clone(self.estimator)
         self.estimator_.fit(X_fit, y_fit, **extra, **fit_params)
         return self

@@ -189,55 +189,105 @@ def _hash_strings(q: np.ndarray) -> np.ndarray:
     return h
 
 
-def _sort_by_key(codes: np.ndarray) -> np.ndarray:
-    """Stable argsort of non-negative integer codes below 2**31.
+def _sort_keys(codes: np.ndarray) -> np.ndarray:
+    """Sorted 64-bit keys ``code << 32 | position`` of non-negative codes < 2**32.
 
-    Each code is packed with its position into one unique 64-bit key; sorting
-    the keys (values, not indices: measured 3x faster than a stable argsort)
-    and unpacking the low bits gives the stable order.
+    Keys are unique, so the fast unstable value sort is stable; the low bits
+    of the sorted keys are a stable argsort of the codes and the high bits the
+    sorted codes (measured 3x faster than ``argsort(kind="stable")``).
     """
-    n = codes.shape[0]
     key = codes.astype(np.uint64) << np.uint64(32)
-    key |= np.arange(n, dtype=np.uint64)
+    key |= np.arange(codes.shape[0], dtype=np.uint64)
     key.sort()
-    key &= np.uint64(0xFFFFFFFF)
-    return key.astype(np.intp)
+    return key
 
 
-def _factorize(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted unique values of ``q`` and the code (rank) of every element."""
-    n = q.shape[0]
-    if q.dtype.kind in "iu":
-        lo, hi = int(q.min()), int(q.max())
+def _low(keys: np.ndarray) -> np.ndarray:
+    return (keys & np.uint64(0xFFFFFFFF)).astype(np.intp)
+
+
+def _segments(v: np.ndarray):
+    """Group equal values of ``v``.
+
+    Returns ``(by, bounds, rank, uniques)``: ``by`` is a stable permutation of
+    ``v`` that makes equal values contiguous, ``bounds`` the start of each
+    segment in ``by`` (segments in any order), ``rank`` the position of each
+    segment's value in ``uniques``, the sorted unique values.
+    """
+    n = v.shape[0]
+    if n >= 1 << 32:  # pragma: no cover - beyond packed keys
+        uniques, codes = _unique(v)
+        by = np.argsort(codes, kind="stable")
+        bounds = np.flatnonzero(np.diff(codes[by], prepend=-1))
+        return by, bounds, np.arange(uniques.shape[0]), uniques
+    if v.dtype.kind in "iu":
+        lo, hi = int(v.min()), int(v.max())
         if hi - lo <= 4 * n + 1024:  # dense ids: a presence table, O(n + range)
             present = np.zeros(hi - lo + 1, dtype=bool)
-            shifted = (q - lo).astype(np.intp, copy=False)
+            shifted = (v - lo).astype(np.intp, copy=False)
             present[shifted] = True
             codes = (np.cumsum(present) - 1)[shifted]
-            return np.flatnonzero(present).astype(q.dtype) + q.dtype.type(lo), codes
-    elif q.dtype.kind == "U" and q.dtype.itemsize > 0 and n < 1 << 31:
-        # Sorting strings is slow: group by a hash, check that no two distinct
-        # strings share a hash, and sort only the unique strings.
-        h = _hash_strings(q)
-        by = _sort_by_key(h)
-        h = h[by]
-        new = np.ones(n, dtype=bool)
-        np.not_equal(h[1:], h[:-1], out=new[1:])
-        firsts = q[by[new]]
-        codes = np.empty(n, dtype=np.intp)
-        codes[by] = np.cumsum(new) - 1
-        if np.array_equal(firsts[codes], q):  # a gather from the small array
+            uniques = np.flatnonzero(present).astype(v.dtype) + v.dtype.type(lo)
+            return _by_codes(codes, uniques)
+    elif v.dtype.kind == "U" and v.dtype.itemsize > 0:
+        # Sorting strings is slow: group by a 32-bit hash, check that no two
+        # distinct strings share a hash, and sort only the unique strings.
+        keys = _sort_keys(_hash_strings(v))
+        by = _low(keys)
+        hashes = keys >> np.uint64(32)
+        bounds = np.flatnonzero(np.diff(hashes, prepend=hashes[0] + np.uint64(1)))
+        firsts = v[by[bounds]]
+        sizes = np.diff(np.append(bounds, n))
+        segment = np.empty(n, dtype=np.intp)
+        segment[by] = np.repeat(np.arange(bounds.shape[0]), sizes)
+        if np.array_equal(firsts[segment], v):  # no collision (a gather from a small array)
             srt = np.argsort(firsts, kind="stable")
             rank = np.empty_like(srt)
             rank[srt] = np.arange(srt.shape[0])
-            return firsts[srt], rank[codes]
+            return by, bounds, rank, firsts[srt]
+    return _by_codes(*_unique(v)[::-1])
+
+
+def _by_codes(codes: np.ndarray, uniques: np.ndarray):
+    """:func:`_segments` from codes that already are ranks: segments come sorted."""
+    keys = _sort_keys(codes)
+    sorted_codes = keys >> np.uint64(32)
+    bounds = np.flatnonzero(np.diff(sorted_codes, prepend=sorted_codes[0] + np.uint64(1)))
+    return _low(keys), bounds, np.arange(uniques.shape[0]), uniques
+
+
+def _unique(v: np.ndarray):
     try:
-        return np.unique(q, return_inverse=True)
+        return np.unique(v, return_inverse=True)
     except TypeError as exc:
         raise TypeError(
             f"qid values cannot be compared with each other ({exc}); use query ids "
             "of a single type, e.g. all int or all str."
         ) from None
+
+
+def _factorize(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted unique values of ``q`` and the code (rank) of every element."""
+    by, bounds, rank, uniques = _segments(q)
+    codes = np.empty(q.shape[0], dtype=np.intp)
+    codes[by] = np.repeat(rank, np.diff(np.append(bounds, q.shape[0])))
+    return uniques, codes
+
+
+def _expand(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Concatenation of ``arange(start, start + size)`` over the pairs."""
+    ends = np.cumsum(sizes)
+    return np.arange(ends[-1]) + np.repeat(starts - (ends - sizes), sizes)
+
+
+def _in_id_order(by, bounds, rank, total):
+    """The elements of ``by`` with segments taken in id order, and segment sizes."""
+    sizes = np.diff(np.append(bounds, total))
+    if (rank == np.arange(rank.shape[0])).all():
+        return by, sizes  # segments already in id order
+    in_order = np.argsort(rank)
+    sizes = sizes[in_order]
+    return by[_expand(bounds[in_order], sizes)], sizes
 
 
 def _group(q: np.ndarray):
@@ -249,39 +299,37 @@ def _group(q: np.ndarray):
     position in ``qids`` of each grouped query (None when they follow the
     sorted order) and ``qids`` the sorted unique ids.
 
-    The work is done on runs of equal consecutive ids, not rows: an O(n)
-    comparison finds the runs, the run values are factorized, and the data are
-    contiguous exactly when no id owns two runs. Otherwise the runs are
-    stably ordered by id and expanded back to a row order.
+    An O(n) comparison finds the runs of equal consecutive ids. Long runs
+    (the usual case: grouped or nearly grouped data) are grouped as runs —
+    the data are contiguous exactly when no id owns two runs — and expanded
+    back to rows; short runs (shuffled rows) are grouped as rows. Either way
+    the values are grouped once (:func:`_segments`) and segments are put in id
+    order as wholes, never by a second sort.
     """
     n = q.shape[0]
     run_starts = np.concatenate(([0], np.flatnonzero(q[1:] != q[:-1]) + 1))
-    qids, run_codes = _factorize(q[run_starts])
-    r, m = run_starts.shape[0], qids.shape[0]
-    if r == m:  # already contiguous: no row moves
-        if (run_codes == np.arange(m)).all():
-            return None, run_starts, None, qids
-        return None, run_starts, run_codes, qids
-    run_lengths = np.diff(np.append(run_starts, n))
-    counts = np.bincount(run_codes, weights=run_lengths, minlength=m).astype(np.int64)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    if r > n // 4:  # mostly short runs: sort the rows themselves
-        codes = run_codes if r == n else np.repeat(run_codes, run_lengths)
-        return _stable_argsort(codes), starts, None, qids
-    by = _stable_argsort(run_codes)
-    lengths_sorted = run_lengths[by]
-    # Row order: the rows of each run, runs taken in id order.
-    ends = np.cumsum(lengths_sorted)
-    order = np.arange(n) + np.repeat(run_starts[by] - (ends - lengths_sorted),
-                                     lengths_sorted)
-    return order, starts, None, qids
-
-
-def _stable_argsort(codes: np.ndarray) -> np.ndarray:
-    """Stable argsort of integer codes in ``[0, n)``."""
-    if codes.shape[0] < 1 << 31:
-        return _sort_by_key(codes)
-    return np.argsort(codes, kind="stable")
+    r = run_starts.shape[0]
+    if r > n // 4:  # short runs: group the rows themselves
+        by, bounds, rank, qids = _segments(q)
+        m = qids.shape[0]
+        if m == r:  # every query one run: contiguous, no row moves
+            first_row = by[bounds]
+            seg_pos = rank[np.argsort(first_row)]
+            return None, run_starts, (None if (seg_pos == np.arange(m)).all() else seg_pos), qids
+        order, sizes = _in_id_order(by, bounds, rank, n)
+        return order, np.concatenate(([0], np.cumsum(sizes)[:-1])), None, qids
+    by, bounds, rank, qids = _segments(q[run_starts])
+    m = qids.shape[0]
+    if m == r:  # already contiguous: no row moves
+        seg_pos = np.empty(m, dtype=np.intp)
+        seg_pos[by] = rank  # each segment is a single run
+        return None, run_starts, (None if (seg_pos == np.arange(m)).all() else seg_pos), qids
+    run_order, runs_per_query = _in_id_order(by, bounds, rank, r)
+    run_lengths = np.diff(np.append(run_starts, n))[run_order]
+    order = _expand(run_starts[run_order], run_lengths)
+    first_run = np.concatenate(([0], np.cumsum(runs_per_query)[:-1]))
+    rows_per_query = np.add.reduceat(run_lengths, first_run)
+    return order, np.concatenate(([0], np.cumsum(rows_per_query)[:-1])), None, qids
 
 
 def query_codes(qid, name: str = "qid") -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,36 @@
+"""Tune an LGBMRanker with GridSearchCV, scored by per-query NDCG@10.
+
+Query ids reach the splitter, the ranker and the scorers through scikit-learn's
+metadata routing. Run: python examples/lightgbm_grid_search.py
+"""
+
+import sklearn
+from lightgbm import LGBMRanker
+from sklearn.model_selection import GridSearchCV
+
+from sklearn_rank.datasets import make_ranking
+from sklearn_rank.estimators import QueryRanker
+from sklearn_rank.metrics import evaluate, make_ranking_scorer
+from sklearn_rank.model_selection import QueryKFold, QueryShuffleSplit
+
+sklearn.set_config(enable_metadata_routing=True)
+
+X, y, qid = make_ranking(n_queries=200, shuffle=True, random_state=0)
+train, test = next(QueryShuffleSplit(n_splits=1, test_size=0.2, random_state=0)
+                   .split(X, y, qid=qid))
+
+search = GridSearchCV(
+    QueryRanker(LGBMRanker(n_estimators=50, verbose=-1)),
+    {"estimator__num_leaves": [7, 31], "estimator__learning_rate": [0.05, 0.1]},
+    scoring={"ndcg@10": make_ranking_scorer("ndcg@10"),
+             "ndcg_linear@10": make_ranking_scorer("ndcg(gain='linear')@10")},
+    refit="ndcg@10",
+    cv=QueryKFold(5),
+)
+search.fit(X[train], y[train], qid=qid[train])
+print("best parameters:", search.best_params_)
+print(f"cross-validated NDCG@10: {search.best_score_:.4f}")
+
+ev = evaluate(y[test], search.predict(X[test]), qid=qid[test],
+              metrics=["ndcg@10", "ndcg(gain='linear')@10"])
+print(ev)
