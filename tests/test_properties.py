@@ -103,8 +103,9 @@ def test_invariant_to_strictly_increasing_score_transform(data, ties):
     y, s, q = data
     a = _values(y, s, q, ties=ties)
     b = _values(y, np.exp(s / 4) * 3 - 1, q, ties=ties)
-    for metric in a:
-        np.testing.assert_array_equal(a[metric], b[metric], err_msg=metric)
+    for metric in a:  # equal up to the order in which tie-group sums are added
+        np.testing.assert_allclose(a[metric], b[metric], rtol=1e-14, atol=1e-14,
+                                   err_msg=metric)
 
 
 @settings(max_examples=100, deadline=None)

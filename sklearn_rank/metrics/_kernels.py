@@ -24,7 +24,9 @@ _MAX_EXP_LABEL = 1024  # 2.0 ** 1024 overflows float64
 
 
 def _exponential(labels):
-    return np.exp2(labels) - 1.0
+    gains = np.exp2(labels)
+    gains -= 1.0
+    return gains
 
 
 def _linear(labels):
