@@ -118,7 +118,8 @@ def test_cutoff_beyond_longest_query_equals_full_metric(data, ties):
         cut = _values(y, s, q, [f"ndcg@{k}", f"dcg(discount='classic')@{k}", f"cg@{k}"],
                       ties=ties)
         for (_, a), (_, b) in zip(full.items(), cut.items(), strict=True):
-            np.testing.assert_array_equal(a, b)
+            # equal up to summation over padded columns, which are zero
+            np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-14)
 
 
 @settings(max_examples=60, deadline=None)
