@@ -14,7 +14,10 @@ Every method computes the mean NDCG@10 with a log2 discount:
   ``ties="average"``) on contiguous int qids, on shuffled rows with string
   qids (``"q000123"``, a ``<U`` array) and on shuffled rows with int qids. The
   shuffle is applied to all arrays before timing. Also contiguous with
-  ``gain="linear"``, the reference for the linear-gain peers.
+  ``gain="linear"``, the reference for the linear-gain peers. And
+  ``evaluate`` on every metric of the registry at once (``ALL_METRICS``:
+  NDCG, DCG, CG, P, recall, F1, hit rate @10, R-precision, MAP, MAP@10, GMAP,
+  MRR, ERR@10, RankEff), against ``ndcg@10`` alone.
 * a numba kernel (``@njit(parallel=True)``, ``prange`` over queries, a stable
   argsort of -score and a sort of the labels per query) on contiguous data.
   JIT compilation is excluded (warmed up first); computing the query offsets
@@ -77,7 +80,7 @@ from itertools import pairwise  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from sklearn_rank.metrics import ndcg_score  # noqa: E402
+from sklearn_rank.metrics import evaluate, ndcg_score  # noqa: E402
 
 K = 10
 BASE_QUERIES = 10_000
@@ -90,6 +93,10 @@ OURS_CONTIGUOUS = "sklearn_rank, contiguous int qid"
 OURS_SHUFFLED_STR = "sklearn_rank, shuffled, str qid"
 OURS_SHUFFLED_INT = "sklearn_rank, shuffled, int qid"
 OURS_LINEAR = "sklearn_rank, contiguous, gain=linear"
+# Every metric of the registry at once, one evaluate() call (one sort per query).
+ALL_METRICS = ("ndcg@10", "dcg@10", "cg@10", "p@10", "recall@10", "f1@10", "hit_rate@10",
+               "r_precision", "map", "map@10", "gmap", "mrr", "err@10", "rank_eff")
+OURS_ALL = f"sklearn_rank evaluate, {len(ALL_METRICS)} metrics"
 NUMBA = "numba kernel (contiguous)"
 NUMBA_1 = "numba kernel, 1 thread"
 RANX = "ranx evaluate ndcg_burges@10"
@@ -272,6 +279,15 @@ def ours_jobs(ds: Dataset) -> list[Job]:
 
         call()  # warm-up: the first call imports scikit-learn lazily
         jobs.append(Job(Row(name, gain, input_bytes=inp.nbytes), call))
+
+    def call_all(inp=ds.contiguous):
+        # the NDCG@10 column shows the ndcg@10 of the evaluation, for comparison
+        return evaluate(inp.y_true, inp.y_score, qid=inp.qid,
+                        metrics=ALL_METRICS).mean["ndcg@10"]
+
+    call_all()
+    jobs.append(Job(Row(OURS_ALL, "exp", input_bytes=ds.contiguous.nbytes,
+                        note="contiguous; one call, every metric of ALL_METRICS"), call_all))
     return jobs
 
 
@@ -530,6 +546,9 @@ def check_targets(results: list[SizeResult]) -> list[Target]:
                           res.seconds(OURS_SHUFFLED_STR), numba_s, 5.0,
                           "{:.2f}x the numba time"),
         ]
+        targets.append(_ratio_target(
+            f"{s} evaluate on all {len(ALL_METRICS)} metrics within 2.5x of ndcg@10 alone",
+            res.seconds(OURS_ALL), ours, 2.5, "{:.2f}x the ndcg@10 time"))
         for peer, factor in ((RANX, 12), (SKLEARN_LOOP, 100)):
             peer_s = res.seconds(peer)
             t = _ratio_target(f"{s} ours >= {factor}x faster than {peer}", ours, peer_s,

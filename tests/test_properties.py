@@ -23,10 +23,25 @@ NORMALIZED = [
     "ndcg(discount='classic')",
     "ndcg(discount='classic', log_base=3)@4",
     "ndcg(gain=[0, 1, 2, 5, 9])@2",
+    "r_precision",
+    "map",
+    "map(capped=True)@2",
+    "gmap",
+    "mrr",
+    "mrr(threshold=3)@2",
+    "hit_rate@2",
+    "rank_eff",
+    "rank_eff(threshold=2)",
 ]
-# Metrics that are sums over the top-k ranks (no normalisation).
+# In [0, 1], but an ideal ranking need not score 1 (few relevant documents, cut-offs).
+BOUNDED = ["p@3", "p(capped=True)@3", "p(threshold=2)@2", "recall@3", "f1@3", "map@3",
+           "err@3", "err", "err(max_grade=5)@2"]
+# Sums over the top-k ranks (no normalisation).
 UNNORMALIZED = ["dcg", "dcg@3", "dcg(gain='linear', discount='classic')@2", "cg@3", "cg"]
-ALL = NORMALIZED + UNNORMALIZED
+ALL = NORMALIZED + BOUNDED + UNNORMALIZED
+
+# Random data often has no document above a threshold; the warning is tested elsewhere.
+pytestmark = pytest.mark.filterwarnings("ignore:No document has a label")
 TIES = ["average", "stable", "pessimistic", "optimistic"]
 
 
@@ -54,7 +69,7 @@ def _values(y, s, q, metrics=ALL, **options):
 @given(ranking_data(), st.sampled_from(TIES))
 def test_normalized_metrics_lie_in_unit_interval(data, ties):
     y, s, q = data
-    for metric, values in _values(y, s, q, NORMALIZED, ties=ties).items():
+    for metric, values in _values(y, s, q, NORMALIZED + BOUNDED, ties=ties).items():
         assert np.all(values >= -1e-12) and np.all(values <= 1 + 1e-12), metric
 
 
@@ -63,9 +78,10 @@ def test_normalized_metrics_lie_in_unit_interval(data, ties):
 def test_ideal_ranking_scores_one(data, ties):
     y, _, q = data
     ev = evaluate(y, y, qid=q, metrics=NORMALIZED, ties=ties)  # scores = labels
-    for metric, values in ev.per_query.items():
+    for spec, (metric, values) in zip(ev.metrics, ev.per_query.items(), strict=True):
         judged = values[~np.isnan(values)]
-        empty = np.array([not (y[q == i] > 0).any() for i in ev.qids])
+        threshold = spec.resolve().get("threshold", 1e-9)
+        empty = np.array([not (y[q == i] >= threshold).any() for i in ev.qids])
         np.testing.assert_allclose(judged[~empty], 1.0, atol=1e-12, err_msg=metric)
         np.testing.assert_array_equal(judged[empty], 0.0)
 
@@ -113,10 +129,12 @@ def test_invariant_to_strictly_increasing_score_transform(data, ties):
 def test_cutoff_beyond_longest_query_equals_full_metric(data, ties):
     y, s, q = data
     longest = int(np.bincount(q).max())
+    uncut = ["ndcg", "dcg(discount='classic')", "cg", "recall", "map", "mrr", "hit_rate",
+             "err", "p(capped=True)", "f1(capped=True)"]
     for k in (longest, longest + 5):
-        full = _values(y, s, q, ["ndcg", "dcg(discount='classic')", "cg"], ties=ties)
-        cut = _values(y, s, q, [f"ndcg@{k}", f"dcg(discount='classic')@{k}", f"cg@{k}"],
-                      ties=ties)
+        full = _values(y, s, q, uncut, ties=ties)
+        cut = _values(y, s, q, [spec.replace(")", ")@{}", 1).format(k) if ")" in spec
+                                else f"{spec}@{k}" for spec in uncut], ties=ties)
         for (_, a), (_, b) in zip(full.items(), cut.items(), strict=True):
             # equal up to summation over padded columns, which are zero
             np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-14)
@@ -185,3 +203,18 @@ def test_evaluate_equals_one_query_at_a_time(data):
             assert ev.per_query[metric][i] == pytest.approx(single.per_query[metric][0],
                                                             rel=1e-14, abs=1e-14)
         assert math.isclose(ev.mean[ALL[0]], np.mean(ev.per_query[ALL[0]]), rel_tol=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(ranking_data(tied=False), st.integers(1, 6))
+def test_precision_times_k_counts_hits_and_map_at_most_one(data, k):
+    y, s, q = data
+    ev = evaluate(y, s, qid=q, metrics=[f"p@{k}", "map", f"map@{k}", "recall"])
+    for i, qid in enumerate(ev.qids):
+        rows = np.flatnonzero(q == qid)
+        top = rows[np.argsort(-s[rows])][:k]
+        assert ev.per_query[f"p@{k}"][i] * k == pytest.approx((y[top] >= 1).sum())
+    assert np.all(ev.per_query["map"] <= 1 + 1e-12)
+    assert np.all(ev.per_query[f"map@{k}"] <= ev.per_query["map"] + 1e-12)
+    judged = ~np.isnan(ev.per_query["recall"])
+    assert np.all(ev.per_query["recall"][judged] <= 1 + 1e-12)

@@ -83,7 +83,12 @@ def test_with_options():
     [
         ("ndgc@10", r"Unknown metric 'ndgc'\. Did you mean 'ndcg'\?"),
         ("dgc", r"Unknown metric 'dgc'\. Did you mean 'dcg'\?"),
-        ("zzz", r"Unknown metric 'zzz'\. Valid names: cg, dcg, ndcg"),
+        ("zzz", r"Unknown metric 'zzz'\. Valid names: cg, dcg, err, f1, gmap, hit_rate, map"),
+        ("mpa@10", r"Unknown metric 'mpa'\. Did you mean 'map'\?"),
+        ("gmap@10", r"Metric 'gmap' has no parameter 'k'"),
+        ("p(max_grade=3)@5", r"Metric 'p' has no parameter 'max_grade'"),
+        ("err(threshold=2)@5", r"Metric 'err' has no parameter 'threshold'"),
+        ("map(capped='yes')@5", r"'capped' parameter of metric .* must be an instance of 'bool'"),
         ("ndcg(gian='linear')", r"no parameter 'gian'\. Did you mean 'gain'\?"),
         ("ndcg@0", r"cut-off k must be >= 1, got 0"),
         ("ndcg@-1", r"cut-off after '@' must be an integer"),
@@ -129,7 +134,33 @@ def test_metric_names_come_from_the_registry():
 
 def test_conventions_set_only_declared_params():
     for preset in CONVENTIONS.values():
-        assert set(preset) <= set(PARAMS)
+        for metric, options in preset.items():
+            assert metric == "*" or metric in METRICS
+            assert set(options) <= set(PARAMS)
+
+
+@pytest.mark.parametrize(
+    "text, canonical",
+    [("precision@5", "p@5"), ("ap@10", "map@10"), ("rr", "mrr"), ("success@1", "hit_rate@1"),
+     ("p(threshold=2)@5", "p(threshold=2)@5"), ("p(threshold=1.0)@5", "p@5"),
+     ("map(capped=True)@10", "map(capped=True)@10"), ("err(max_grade=3)@10",
+                                                      "err(max_grade=3)@10"),
+     ("map(convention='lightgbm')@10", "map(convention='lightgbm')@10"),
+     ("map(convention='lightgbm', capped=True)@10", "map(convention='lightgbm')@10"),
+     ("map(convention='lightgbm')@10-", "map(convention='lightgbm')@10-")],
+)
+def test_metric_family_specs(text, canonical):
+    assert str(parse_metric(text)) == canonical
+
+
+def test_conventions_per_metric():
+    assert parse_metric("map@10").resolve({"convention": "lightgbm"})["capped"] is True
+    assert parse_metric("map@10").resolve({"convention": "lightgbm"})["empty"] == "one"
+    assert parse_metric("p@10").resolve({"convention": "lightgbm"})["capped"] is False
+    assert parse_metric("p@10").resolve({"convention": "xgboost"})["capped"] is True
+    assert parse_metric("p@10").resolve({"convention": "xgboost"})["empty"] == "zero"
+    assert parse_metric("mrr").resolve({"convention": "xgboost"})["ties"] == "stable"
+    assert parse_metric("dcg@3").resolve({"convention": "lightgbm"})["empty"] == "zero"
 
 
 def test_evaluate_keys_and_lookup_by_any_spelling():

@@ -7,7 +7,22 @@ The scorers (:func:`make_ranking_scorer`) are loaded on first use, so that
 from importlib import import_module
 
 from ._evaluation import Evaluation
-from ._ranking import cumulative_gain_score, dcg_score, evaluate, ndcg_score
+from ._ranking import (
+    cumulative_gain_score,
+    dcg_score,
+    evaluate,
+    expected_reciprocal_rank_score,
+    f1_at_k_score,
+    gmap_score,
+    hit_rate_score,
+    mean_average_precision_score,
+    mean_reciprocal_rank_score,
+    ndcg_score,
+    precision_at_k_score,
+    r_precision_score,
+    rank_eff_score,
+    recall_at_k_score,
+)
 from ._registry import MetricSpec, get_metric_names, parse_metric
 
 _LAZY = {
@@ -24,11 +39,21 @@ __all__ = [
     "cumulative_gain_score",
     "dcg_score",
     "evaluate",
+    "expected_reciprocal_rank_score",
+    "f1_at_k_score",
     "get_metric_names",
+    "gmap_score",
+    "hit_rate_score",
     "lightgbm_eval_metric",
     "make_ranking_scorer",
+    "mean_average_precision_score",
+    "mean_reciprocal_rank_score",
     "ndcg_score",
     "parse_metric",
+    "precision_at_k_score",
+    "r_precision_score",
+    "rank_eff_score",
+    "recall_at_k_score",
     "xgboost_eval_metric",
 ]
 

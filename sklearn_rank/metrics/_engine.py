@@ -555,6 +555,54 @@ class Ranking:
             self._cache[cache_key] = out
         return out
 
+    @property
+    def valid(self) -> np.ndarray:
+        """(q, w) mask of the cells that hold a document (not padding)."""
+        out = self._cache.get("valid")
+        if out is None:
+            out = np.arange(self.width) < self.lengths[:, None]
+            self._cache["valid"] = out
+        return out
+
+    def derived(self, key, func) -> np.ndarray:
+        """``func`` applied elementwise to the block's labels (input order), padding 0.
+
+        For vectorised functions of the labels (relevance flags, exponential
+        gains): one pass over the labels gathered once per block instead of a
+        gather per column. The result also serves :meth:`ranked` for ``key``.
+        """
+        cache_key = ("unranked", key)
+        out = self._cache.get(cache_key)
+        if out is None:
+            out = np.asarray(func(self.unranked(("label",), _identity)), dtype=np.float64)
+            if (self.lengths < self.width).any() and func(np.zeros(1))[0] != 0:
+                out = np.where(self.valid, out, 0.0)  # padding cells hold label 0
+            self._cache[cache_key] = out
+        return out
+
+    @property
+    def flat_order(self) -> np.ndarray:
+        """``order`` as indices into a raveled (q, w) block."""
+        out = self._cache.get("flat_order")
+        if out is None:
+            out = self.order + (np.arange(self.order.shape[0]) * self.width)[:, None]
+            self._cache["flat_order"] = out
+        return out
+
+    def cumulative(self, key, func) -> np.ndarray:
+        """Running sum of ``func(labels)`` down the whole ranking, (q, w)."""
+        cache_key = ("cumulative", key)
+        out = self._cache.get(cache_key)
+        if out is None:
+            out = np.cumsum(self.ranked(key, func), axis=1)
+            self._cache[cache_key] = out
+        return out
+
+    @property
+    def tied(self) -> bool:
+        """Whether the block has tie groups to average over."""
+        return self.tie_rows is not None and self.tie_rows.shape[0] > 0
+
     def ranked(self, key, func, width: int | None = None) -> np.ndarray:
         """``func(labels)`` at ranks 1..width (default: all), shape (q, width).
 
@@ -566,7 +614,11 @@ class Ranking:
         cache_key = ("ranked", key, width)
         out = self._cache.get(cache_key)
         if out is None:
-            out = np.take_along_axis(self.unranked(key, func), self.order[:, :width], axis=1)
+            full = self._cache.get(("ranked", key, self.width))
+            if full is not None:
+                out = full[:, :width]
+            else:
+                out = self.unranked(key, func).ravel()[self.flat_order[:, :width]]
             self._cache[cache_key] = out
         return out
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-__all__ = ["gain_column", "check_labels", "discount_vector", "KERNELS"]
+__all__ = ["KERNELS", "check_grades", "check_labels", "discount_vector", "gain_column"]
 
 _MAX_EXP_LABEL = 1024  # 2.0 ** 1024 overflows float64
 
@@ -129,6 +129,19 @@ def check_labels(data, gain, metric: str) -> None:
         )
 
 
+def check_grades(data, max_grade: float, metric: str) -> None:
+    """ERR's grades: labels in [0, max_grade]."""
+    labels = data.labels
+    for bad, what in ((labels < 0, "negative label(s)"),
+                      (labels > max_grade, f"label(s) above max_grade={max_grade:g}")):
+        if bad.any():
+            raise ValueError(
+                f"y_true has {int(bad.sum())} {what} (first in query {data.first_qid(bad)!r}); "
+                f"{metric} needs grades 0..max_grade (ERR's stop probability is "
+                "(2**label - 1) / 2**max_grade); pass max_grade >= the highest label."
+            )
+
+
 def _check_gain_values(values: np.ndarray) -> None:
     if values.ndim != 1 or not np.isfinite(values).all() or (values < 0).any():
         raise ValueError(
@@ -178,6 +191,20 @@ def discount_vector(discount, log_base: float, size: int) -> np.ndarray:
 # --------------------------------------------------------------------------
 
 
+def _gains(rank, p):
+    """Key and function of the gain column, its block made ready in ``rank``.
+
+    The named gains are computed from the block's labels (no extra gather);
+    mappings and callables are evaluated once on all labels and gathered.
+    """
+    key, func = gain_column(p["gain"])
+    if isinstance(p["gain"], str):
+        rank.derived(key, func)
+    else:
+        rank.unranked(key, func)
+    return key, func
+
+
 def _ideal(rank, key, func) -> np.ndarray:
     """Gains of each query sorted descending (the ideal ranking)."""
     ideal = rank._cache.get(("ideal", key))
@@ -192,7 +219,7 @@ def _cut(rank, k) -> int:
 
 
 def _discounted(rank, p, k):
-    key, func = gain_column(p["gain"])
+    key, func = _gains(rank, p)
     kk = _cut(rank, k)
     d = discount_vector(p["discount"], p["log_base"], kk)
     dcg = rank.expected(key, func, kk) @ d
@@ -202,7 +229,7 @@ def _discounted(rank, p, k):
 
 
 def _cg(rank, p, k):
-    key, func = gain_column(p["gain"])
+    key, func = _gains(rank, p)
     cg = rank.expected(key, func, _cut(rank, k)).sum(axis=1)
     return cg, _ideal(rank, key, func)[:, 0] <= 0
 
@@ -218,4 +245,265 @@ def _ndcg(rank, p, k):
     return np.divide(dcg, idcg, out=np.zeros_like(dcg), where=~empty), empty
 
 
-KERNELS: dict[str, Callable] = {"cg": _cg, "dcg": _dcg, "ndcg": _ndcg}
+# -- binary relevance ---------------------------------------------------------
+
+
+def _relevance(rank, p):
+    """Key and function of the relevance flags (label >= threshold), computed on
+    the block's labels (no extra gather)."""
+    threshold = p["threshold"]
+    key = ("rel", threshold)
+
+    def func(labels):
+        return (labels >= threshold).astype(np.float64)
+
+    rank.derived(key, func)
+    return key, func
+
+
+def _n_relevant(rank, p) -> np.ndarray:
+    key, func = _relevance(rank, p)
+    out = rank._cache.get(("R", key))
+    if out is None:
+        out = rank.derived(key, func).sum(axis=1)
+        rank._cache[("R", key)] = out
+    return out
+
+
+def _hits(rank, p, k) -> np.ndarray:
+    """Expected number of relevant documents in the top k."""
+    key, func = _relevance(rank, p)
+    return rank.expected(key, func, _cut(rank, k)).sum(axis=1)
+
+
+def _precision_denominator(rank, p, k) -> np.ndarray:
+    """k (missing ranks of short lists count as non-relevant), or min(k, n)
+    with ``capped`` (XGBoost); the whole list when k is None."""
+    if k is None:
+        return rank.lengths.astype(np.float64)
+    if p["capped"]:
+        return np.minimum(k, rank.lengths).astype(np.float64)
+    return np.full(rank.lengths.shape[0], float(k))
+
+
+def _precision(rank, p, k):
+    return _hits(rank, p, k) / _precision_denominator(rank, p, k), _n_relevant(rank, p) == 0
+
+
+def _recall(rank, p, k):
+    n_rel = _n_relevant(rank, p)
+    empty = n_rel == 0
+    return np.divide(_hits(rank, p, k), n_rel, out=np.zeros(n_rel.shape), where=~empty), empty
+
+
+def _f1(rank, p, k):
+    # The harmonic mean of hits/D and hits/R is 2 hits / (D + R): linear in the
+    # hits, so its expected value over tie orderings is exact too.
+    n_rel = _n_relevant(rank, p)
+    return 2 * _hits(rank, p, k) / (_precision_denominator(rank, p, k) + n_rel), n_rel == 0
+
+
+def _r_precision(rank, p, k):
+    key, func = _relevance(rank, p)
+    n_rel = _n_relevant(rank, p)
+    hits = (rank.cumulative(key, func) if not rank.tied
+            else np.cumsum(rank.expected(key, func), axis=1))
+    at_r = np.take_along_axis(hits, np.maximum(n_rel, 1).astype(np.intp)[:, None] - 1, axis=1)
+    empty = n_rel == 0
+    return np.divide(at_r[:, 0], n_rel, out=np.zeros(n_rel.shape), where=~empty), empty
+
+
+def _pair_terms(rank, key, func, cut, relevant_pairs):
+    """Per-rank terms rel_r * (count before r), exact in expectation over ties.
+
+    With ``relevant_pairs`` the count is of relevant documents up to and
+    including r (the AP numerator ``rel_r * H_r``); otherwise of non-relevant
+    documents strictly above r (RankEff). For a rank r in a tie group starting
+    at a, of size g with h relevant documents, a uniformly random order gives
+    P(rel_r) = h / g and P(rel_r and rel_i) = h (h - 1) / (g (g - 1)),
+    P(rel_r and not rel_i) = h (g - h) / (g (g - 1)) for another member i.
+    """
+    rel = rank.ranked(key, func, cut)
+    before = rank.cumulative(key, func)[:, :cut] - rel  # relevant documents strictly above
+    if relevant_pairs:
+        terms = rel * (before + rel)
+    else:
+        terms = rel * (np.arange(cut) - before)
+    if rank.tied:
+        rows = rank.tie_rows
+        gstart, gend = rank.tie_groups(cut)
+        span = int(gend[:, -1].max()) + 1
+        rel_t = np.take_along_axis(rank.unranked(key, func)[rows], rank.order[rows, :span],
+                                   axis=1)
+        csum = np.zeros((rows.shape[0], span + 1))
+        np.cumsum(rel_t, axis=1, out=csum[:, 1:])
+        above = np.take_along_axis(csum, gstart, axis=1)  # relevant above the group
+        h = np.take_along_axis(csum, gend + 1, axis=1) - above
+        g = (gend - gstart + 1).astype(np.float64)
+        j = np.arange(cut) - gstart  # members of the group above r
+        if relevant_pairs:
+            both = np.divide(h * (h - 1), g * (g - 1), out=np.zeros_like(g), where=g > 1)
+            terms[rows] = h / g * (above + 1) + j * both
+        else:
+            mixed = np.divide(h * (g - h), g * (g - 1), out=np.zeros_like(g), where=g > 1)
+            terms[rows] = h / g * (gstart - above) + j * mixed
+    return terms
+
+
+def _ap(rank, p, k):
+    """Average precision and its denominator (R, or min(R, k) when capped)."""
+    key, func = _relevance(rank, p)
+    cut = _cut(rank, k)
+    cache_key = ("ap", key, cut, rank.ties)
+    total = rank._cache.get(cache_key)
+    if total is None:
+        total = _pair_terms(rank, key, func, cut, True) @ (1.0 / np.arange(1, cut + 1))
+        rank._cache[cache_key] = total
+    n_rel = _n_relevant(rank, p)
+    denominator = np.minimum(n_rel, k) if (p.get("capped") and k is not None) else n_rel
+    empty = n_rel == 0
+    return np.divide(total, denominator, out=np.zeros(n_rel.shape), where=~empty), empty
+
+
+def _rank_eff(rank, p, k):
+    key, func = _relevance(rank, p)
+    n_rel = _n_relevant(rank, p)
+    n_nonrel = rank.lengths - n_rel
+    above = _pair_terms(rank, key, func, rank.width, False).sum(axis=1)
+    empty = n_rel == 0
+    # (1/R) sum over relevant r of (1 - |non-relevant above r| / N); no
+    # non-relevant document at all (N = 0) is a perfect ranking: 1.
+    penalty = np.divide(above, n_rel * n_nonrel, out=np.zeros(n_rel.shape),
+                        where=~empty & (n_nonrel > 0))
+    return np.where(empty, 0.0, 1.0 - penalty), empty
+
+
+# -- cascades: ERR, reciprocal rank, hit rate -------------------------------------
+
+
+def _cascade(rank, key, func, weights) -> np.ndarray:
+    """Sum over ranks r of weights[r - 1] * P(the user stops at r).
+
+    A user scans the ranking and stops at each document with probability
+    ``func(label)`` (ERR's cascade; for binary flags, at the first relevant
+    document). Under ``ties="average"`` the value is the exact expectation over
+    the orderings of tied documents: within a tie group, the probability of
+    going on past its first j members is the mean, over the j-subsets of the
+    group, of the product of their continue probabilities, which the
+    recurrence in :func:`_subset_means` gives, and P(stop at the j-th member)
+    is the difference of two such probabilities.
+    """
+    cut = weights.shape[0]
+    stop = rank.ranked(key, func, cut)
+    reach = np.ones_like(stop)
+    np.cumprod(1.0 - stop[:, :-1], axis=1, out=reach[:, 1:])
+    value = (stop * reach) @ weights
+    if rank.tied:
+        value[rank.tie_rows] = _cascade_ties(rank, key, func, weights)
+    return value
+
+
+def _cascade_ties(rank, key, func, weights) -> np.ndarray:
+    rows = rank.tie_rows
+    cut = weights.shape[0]
+    gstart, gend = rank.tie_groups(cut)
+    span = int(gend[:, -1].max()) + 1
+    go_on = 1.0 - np.take_along_axis(rank.unranked(key, func)[rows], rank.order[rows, :span],
+                                     axis=1)
+    reach = np.ones((rows.shape[0], span + 1))
+    np.cumprod(go_on, axis=1, out=reach[:, 1:])
+    reach_group = np.take_along_axis(reach, gstart, axis=1)  # order-free: whole groups above
+    cols = np.arange(cut)
+    is_start = gstart == cols
+    g_row, g_col = np.nonzero(is_start)
+    sizes = gend[g_row, g_col] - g_col + 1
+    group_of = np.cumsum(is_start.ravel()).reshape(is_start.shape) - 1
+    j = cols - gstart  # 0-based position within the group
+    stop_at = np.empty(gstart.shape)
+    for members in _size_classes(sizes):
+        size = int(sizes[members].max())
+        depth = min(size, cut)
+        positions = np.minimum(g_col[members][:, None] + np.arange(size), span - 1)
+        means = _subset_means(go_on[g_row[members][:, None], positions], sizes[members], depth)
+        cells = np.isin(group_of, members)
+        local = np.searchsorted(members, group_of[cells])
+        jj = j[cells]
+        stop_at[cells] = means[local, jj] - means[local, jj + 1]
+    return (reach_group * stop_at) @ weights
+
+
+def _size_classes(sizes: np.ndarray):
+    """Group indices split by size, up to powers of two (bounded padding)."""
+    bucket = np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.intp)
+    for b in np.unique(bucket):
+        yield np.flatnonzero(bucket == b)
+
+
+def _subset_means(x: np.ndarray, sizes: np.ndarray, depth: int) -> np.ndarray:
+    """M[i, t]: mean over the t-subsets of the first ``sizes[i]`` values of row
+    i of ``x`` of the product of the subset, for t = 0..depth.
+
+    Adding a value v to a set of s values: M'_t = ((s + 1 - t) M_t + t v M_{t-1})
+    / (s + 1), a convex combination of non-negative terms (numerically stable).
+    """
+    means = np.zeros((x.shape[0], depth + 1))
+    means[:, 0] = 1.0
+    t = np.arange(1, depth + 1)
+    for s in range(x.shape[1]):
+        active = sizes > s
+        new = ((s + 1 - t) * means[:, 1:] + t * x[:, s:s + 1] * means[:, :-1]) / (s + 1)
+        means[active, 1:] = np.maximum(new[active], 0.0)
+    return means
+
+
+def _binary_cascade(rank, p, k, weights_of):
+    """A cascade with 0/1 stop probabilities: the weight of the first relevant rank."""
+    key, func = _relevance(rank, p)
+    cut = _cut(rank, k)
+    weights = weights_of(cut)
+    rel = rank.ranked(key, func, cut)
+    first = np.argmax(rel, axis=1)
+    value = np.where(rel[np.arange(rel.shape[0]), first] > 0, weights[first], 0.0)
+    if rank.tied:
+        value[rank.tie_rows] = _cascade_ties(rank, key, func, weights)
+    return value, _n_relevant(rank, p) == 0
+
+
+def _hit_rate(rank, p, k):
+    return _binary_cascade(rank, p, k, np.ones)
+
+
+def _reciprocal_rank(rank, p, k):
+    return _binary_cascade(rank, p, k, lambda cut: 1.0 / np.arange(1, cut + 1))
+
+
+def _err(rank, p, k):
+    max_grade = p["max_grade"]
+    key = ("err", max_grade)
+    gains = rank.derived(*gain_column("exponential"))
+
+    def func(labels):
+        return (np.exp2(labels) - 1.0) / 2.0**max_grade
+
+    rank._cache.setdefault(("unranked", key), gains * 2.0**-max_grade)
+    cut = _cut(rank, k)
+    value = _cascade(rank, key, func, 1.0 / np.arange(1, cut + 1))
+    positive = rank.derived(("positive",), lambda labels: (labels > 0).astype(np.float64))
+    return value, positive.sum(axis=1) == 0
+
+
+KERNELS: dict[str, Callable] = {
+    "cg": _cg,
+    "dcg": _dcg,
+    "ndcg": _ndcg,
+    "p": _precision,
+    "recall": _recall,
+    "f1": _f1,
+    "hit_rate": _hit_rate,
+    "r_precision": _r_precision,
+    "map": _ap,
+    "gmap": _ap,
+    "mrr": _reciprocal_rank,
+    "err": _err,
+    "rank_eff": _rank_eff,
+}

@@ -14,17 +14,29 @@ import numpy as np
 
 from ._engine import iter_rankings, prepare
 from ._evaluation import Evaluation
-from ._kernels import check_labels
+from ._kernels import check_grades, check_labels
 from ._registry import MetricSpec, _build, _closest, parse_metric, validate_options
 
 __all__ = [
     "cumulative_gain_score",
     "dcg_score",
     "evaluate",
+    "expected_reciprocal_rank_score",
+    "f1_at_k_score",
+    "gmap_score",
+    "hit_rate_score",
+    "mean_average_precision_score",
+    "mean_reciprocal_rank_score",
     "ndcg_score",
+    "precision_at_k_score",
+    "r_precision_score",
+    "rank_eff_score",
+    "recall_at_k_score",
 ]
 
 _EMPTY_VALUE = {"zero": 0.0, "one": 1.0, "skip": np.nan, "nan": np.nan}
+# trec_eval's gm_map floor: a query with AP 0 counts as 1e-5 in the geometric mean.
+GEOMETRIC_FLOOR = 1e-5
 
 
 def _specs(metrics) -> list[MetricSpec]:
@@ -73,6 +85,9 @@ def _compute(data, specs: list[MetricSpec], options: dict) -> Evaluation:
     for key, (_, p) in todo.items():
         if "gain" in p:
             check_labels(data, p["gain"], key)
+        if "max_grade" in p:
+            check_grades(data, p["max_grade"], key)
+    _warn_no_relevant(data, todo)
 
     m = data.n_queries
     values = {key: np.empty(m) for key in keys}
@@ -93,6 +108,20 @@ def _compute(data, specs: list[MetricSpec], options: dict) -> Evaluation:
             key, spec, p["empty"], v, e, data)
     return Evaluation(data.qids, per_query, means, n_empty, data.weights,
                       [todo[k][0] for k in keys])
+
+
+def _warn_no_relevant(data, todo) -> None:
+    """Warn once per threshold that leaves no relevant document in any query."""
+    thresholds = {}
+    for key, (_, p) in todo.items():
+        if "threshold" in p:
+            thresholds.setdefault(p["threshold"], []).append(key)
+    for threshold, keys in thresholds.items():
+        if not (data.labels >= threshold).any():
+            warnings.warn(
+                f"No document has a label >= threshold={threshold:g} (the highest label is "
+                f"{data.labels.max():g}), so every query is empty for {', '.join(keys)}; "
+                "lower the threshold.", UserWarning, stacklevel=4)
 
 
 def _finish(key, spec, policy, values, empty, data):
@@ -119,7 +148,7 @@ def _finish(key, spec, policy, values, empty, data):
         return values, float("nan"), n_empty
     v = values[counted]
     if spec.info.aggregate == "geometric":
-        v = np.log(v)
+        v = np.log(np.maximum(v, GEOMETRIC_FLOOR))
     mean = v.sum() / total if weights is None else (v * weights[counted]).sum() / total
     if spec.info.aggregate == "geometric":
         mean = np.exp(mean)
@@ -203,10 +232,24 @@ _DATA_DOC = """\
     qid : array-like of shape (n_rows,), default=None
         Query id of each row (int, str, object or pandas Series; rows in any
         order). Required for 1-D input; None for the 2-D layout of
-        :func:`sklearn.metrics.ndcg_score`, where each row is one query.
+        :func:`sklearn.metrics.ndcg_score`, where each row is one query."""
+
+_K_DOC = """\
     k : int, default=None
         Only the top ``k`` ranks count; None means the whole list. A ``k``
         larger than a query is clipped to its length."""
+
+_THRESHOLD_DOC = """\
+    threshold : float, default=1
+        A document is relevant when its label is >= threshold (trec_eval's
+        ``-l``). Labels may be any real numbers, negative ones included."""
+
+_CAPPED_DOC = """\
+    capped : bool, default=False
+        Cap the denominator at what the list allows: P@k divides by min(k, n)
+        for a query of n documents (XGBoost's ``pre@k``) instead of k, and
+        AP@k by min(R, k) (LightGBM's and XGBoost's ``map@k``) instead of R,
+        the number of relevant documents (trec_eval, ranx)."""
 
 _GAIN_DOC = """\
     gain : {'exponential', 'linear'}, mapping, array-like or callable, default=None
@@ -234,7 +277,8 @@ _OPTIONS_DOC = """\
         query (LightGBM, XGBoost). ``'pessimistic'`` / ``'optimistic'`` put the
         least / most relevant tied documents first (bounds on the metric).
     empty : {'zero', 'one', 'skip', 'nan', 'raise'}, default=None
-        Value of a query without relevant documents (no positive gain):
+        Value of a query without relevant documents (no positive gain, or no
+        label >= threshold):
         ``'zero'`` (the default; scikit-learn, trec_eval), ``'one'`` (LightGBM,
         XGBoost), ``'skip'`` (left out of the mean), ``'nan'`` (the mean is
         NaN), ``'raise'`` (a ValueError naming the query).
@@ -243,10 +287,12 @@ _OPTIONS_DOC = """\
         weights, LightGBM's rule) or per-query weights for 2-D input. With
         ``empty='one'`` the 1 of an empty query is weighted too.
     convention : {'sklearn', 'lightgbm', 'xgboost'}, default=None
-        Preset that reproduces a peer library; explicit options win over it.
-        ``'sklearn'``: linear gain, tie-averaged, empty queries 0.
-        ``'lightgbm'`` and ``'xgboost'``: exponential gain, stable ties, empty
-        queries 1 (XGBoost's ``ndcg@k-``: pass ``empty='zero'``)."""
+        Preset that reproduces a peer library's version of the metric;
+        explicit options win over it. ``'sklearn'``: linear gain, tie-averaged,
+        empty queries 0. ``'lightgbm'`` and ``'xgboost'``: exponential gain,
+        stable ties; for NDCG and MAP empty queries score 1 (XGBoost's
+        ``ndcg@k-`` / ``map@k-``: pass ``empty='zero'``), for MAP and XGBoost's
+        precision ``capped=True``."""
 
 _RETURNS_DOC = """\
     Returns
@@ -268,8 +314,9 @@ _ERRORS_DOC = """\
 
 def _doc(func):
     func.__doc__ = func.__doc__.format(
-        data=_DATA_DOC, gain=_GAIN_DOC, discount=_DISCOUNT_DOC, options=_OPTIONS_DOC,
-        returns=_RETURNS_DOC, errors=_ERRORS_DOC)
+        data=_DATA_DOC, k=_K_DOC, gain=_GAIN_DOC, discount=_DISCOUNT_DOC, options=_OPTIONS_DOC,
+        threshold=_THRESHOLD_DOC, capped=_CAPPED_DOC, returns=_RETURNS_DOC,
+        errors=_ERRORS_DOC)
     return func
 
 
@@ -281,6 +328,7 @@ def cumulative_gain_score(y_true, y_score, *, qid=None, k=None, gain=None, ties=
     Parameters
     ----------
 {data}
+{k}
 {gain}
 {options}
 
@@ -318,6 +366,7 @@ def dcg_score(y_true, y_score, *, qid=None, k=None, gain=None, discount="log2",
     Parameters
     ----------
 {data}
+{k}
 {gain}
 {discount}
 {options}
@@ -358,6 +407,7 @@ def ndcg_score(y_true, y_score, *, qid=None, k=None, gain=None, discount="log2",
     Parameters
     ----------
 {data}
+{k}
 {gain}
 {discount}
 {options}
@@ -418,3 +468,403 @@ def ndcg_score(y_true, y_score, *, qid=None, k=None, gain=None, discount="log2",
                   dict(k=k, gain=gain, discount=discount, log_base=log_base, ties=ties,
                        empty=empty, convention=convention))
 
+
+
+@_doc
+def precision_at_k_score(y_true, y_score, *, qid=None, k=None, threshold=1, capped=None,
+                         ties=None, empty=None, sample_weight=None, convention=None) -> float:
+    """Precision@k: the fraction of the top ``k`` documents that are relevant.
+
+    Parameters
+    ----------
+{data}
+{k}
+{threshold}
+{capped}
+{options}
+
+{returns}
+
+{errors}
+
+    See Also
+    --------
+    recall_at_k_score, f1_at_k_score, r_precision_score
+
+    Notes
+    -----
+    P@k = |relevant documents in the top k| / k. A list shorter than k counts
+    its missing ranks as non-relevant (trec_eval's ``P_k``); ``capped=True``
+    divides by min(k, n) instead (XGBoost's ``pre@k``). Without ``k`` the whole
+    list counts. Spec: ``"p@k"`` (alias ``precision``).
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import precision_at_k_score
+    >>> precision_at_k_score([[1, 0, 2, 0]], [[4, 3, 2, 1]], k=2)
+    0.5
+    >>> precision_at_k_score([[1, 0, 2, 0]], [[4, 3, 2, 1]], k=2, threshold=2)
+    0.0
+    """
+    return _score("p", "precision_at_k_score", y_true, y_score, qid, sample_weight,
+                  dict(k=k, threshold=threshold, capped=capped, ties=ties, empty=empty,
+                       convention=convention))
+
+
+@_doc
+def recall_at_k_score(y_true, y_score, *, qid=None, k=None, threshold=1, ties=None,
+                      empty=None, sample_weight=None, convention=None) -> float:
+    """Recall@k: the fraction of a query's relevant documents in the top ``k``.
+
+    Parameters
+    ----------
+{data}
+{k}
+{threshold}
+{options}
+
+{returns}
+
+{errors}
+
+    See Also
+    --------
+    precision_at_k_score, f1_at_k_score
+
+    Notes
+    -----
+    recall@k = |relevant documents in the top k| / R, R the number of relevant
+    documents of the query (trec_eval's ``recall_k``). A query with R = 0 is
+    empty (see ``empty``). Spec: ``"recall@k"``.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import recall_at_k_score
+    >>> recall_at_k_score([[1, 0, 2, 0]], [[4, 3, 2, 1]], k=2)
+    0.5
+    """
+    return _score("recall", "recall_at_k_score", y_true, y_score, qid, sample_weight,
+                  dict(k=k, threshold=threshold, ties=ties, empty=empty,
+                       convention=convention))
+
+
+@_doc
+def f1_at_k_score(y_true, y_score, *, qid=None, k=None, threshold=1, capped=None, ties=None,
+                  empty=None, sample_weight=None, convention=None) -> float:
+    """F1@k: the harmonic mean of precision@k and recall@k.
+
+    Parameters
+    ----------
+{data}
+{k}
+{threshold}
+{capped}
+{options}
+
+{returns}
+
+{errors}
+
+    See Also
+    --------
+    precision_at_k_score, recall_at_k_score
+
+    Notes
+    -----
+    F1@k = 2 P R / (P + R) = 2 |relevant in the top k| / (k + R), with P's
+    denominator min(k, n) when ``capped``; 0 when nothing relevant is retrieved.
+    Spec: ``"f1@k"``.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import f1_at_k_score
+    >>> f1_at_k_score([[1, 0, 2, 0]], [[4, 3, 2, 1]], k=2)
+    0.5
+    """
+    return _score("f1", "f1_at_k_score", y_true, y_score, qid, sample_weight,
+                  dict(k=k, threshold=threshold, capped=capped, ties=ties, empty=empty,
+                       convention=convention))
+
+
+@_doc
+def hit_rate_score(y_true, y_score, *, qid=None, k=None, threshold=1, ties=None, empty=None,
+                   sample_weight=None, convention=None) -> float:
+    """Hit rate@k (success@k): the fraction of queries with a relevant document in the top k.
+
+    Parameters
+    ----------
+{data}
+{k}
+{threshold}
+{options}
+
+{returns}
+
+{errors}
+
+    See Also
+    --------
+    mean_reciprocal_rank_score
+
+    Notes
+    -----
+    hit_rate@k = 1 if any of the top k documents is relevant, else 0
+    (trec_eval's ``success_k``). Under ``ties="average"`` a tie group straddling
+    k contributes the probability that one of its relevant documents lands in
+    the top k. Spec: ``"hit_rate@k"`` (alias ``success``).
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import hit_rate_score
+    >>> hit_rate_score([0, 0, 1, 0, 1], [5, 4, 3, 2, 1], qid=[1, 1, 1, 2, 2], k=2)
+    0.5
+    """
+    return _score("hit_rate", "hit_rate_score", y_true, y_score, qid, sample_weight,
+                  dict(k=k, threshold=threshold, ties=ties, empty=empty,
+                       convention=convention))
+
+
+@_doc
+def r_precision_score(y_true, y_score, *, qid=None, threshold=1, ties=None, empty=None,
+                      sample_weight=None, convention=None) -> float:
+    """R-precision: precision at rank R, the number of relevant documents of the query.
+
+    Parameters
+    ----------
+{data}
+{threshold}
+{options}
+
+{returns}
+
+{errors}
+
+    See Also
+    --------
+    precision_at_k_score
+
+    Notes
+    -----
+    R-precision = |relevant documents in the top R| / R (trec_eval's
+    ``Rprec``); a query with R = 0 is empty. Spec: ``"r_precision"``.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import r_precision_score
+    >>> r_precision_score([[1, 0, 2, 0]], [[4, 3, 2, 1]])
+    0.5
+    """
+    return _score("r_precision", "r_precision_score", y_true, y_score, qid, sample_weight,
+                  dict(threshold=threshold, ties=ties, empty=empty, convention=convention))
+
+
+@_doc
+def mean_average_precision_score(y_true, y_score, *, qid=None, k=None, threshold=1,
+                                 capped=None, ties=None, empty=None, sample_weight=None,
+                                 convention=None) -> float:
+    """Mean average precision (MAP@k) over queries.
+
+    Parameters
+    ----------
+{data}
+{k}
+{threshold}
+{capped}
+{options}
+
+{returns}
+
+{errors}
+
+    See Also
+    --------
+    gmap_score : The geometric mean of the same AP values.
+
+    Notes
+    -----
+    AP@k = (1/D) sum over relevant ranks r <= k of P@r, with D = R, the number
+    of relevant documents of the query (trec_eval's ``map`` / ``map_cut_k``,
+    ranx), or D = min(R, k) with ``capped=True`` (LightGBM's and XGBoost's
+    ``map@k``). A query with R = 0 is empty: 0 by default, 1 under the
+    LightGBM/XGBoost conventions. Under ``ties="average"`` the value is the
+    exact expectation over tie orderings (McSherry & Najork, 2008). Spec:
+    ``"map@k"``, ``"map"`` (alias ``ap``).
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import mean_average_precision_score
+    >>> round(mean_average_precision_score([[1, 0, 1, 0]], [[4, 3, 2, 1]]), 6)
+    0.833333
+    >>> mean_average_precision_score([[0, 0, 1, 1]], [[4, 3, 2, 1]], k=3)  # (1/3) / R
+    0.16666666666666666
+    >>> mean_average_precision_score([[0, 0, 1, 1]], [[4, 3, 2, 1]], k=1, capped=True)
+    0.0
+    """
+    return _score("map", "mean_average_precision_score", y_true, y_score, qid, sample_weight,
+                  dict(k=k, threshold=threshold, capped=capped, ties=ties, empty=empty,
+                       convention=convention))
+
+
+@_doc
+def gmap_score(y_true, y_score, *, qid=None, threshold=1, ties=None, empty=None,
+               sample_weight=None, convention=None) -> float:
+    """Geometric mean average precision (GMAP), trec_eval's ``gm_map``.
+
+    Parameters
+    ----------
+{data}
+{threshold}
+{options}
+
+    Returns
+    -------
+    score : float
+        exp of the (weighted) mean over queries of log(max(AP, 1e-5)).
+
+{errors}
+
+    See Also
+    --------
+    mean_average_precision_score
+
+    Notes
+    -----
+    GMAP = exp(mean(log(max(AP_q, 1e-5)))): the 1e-5 floor (trec_eval's) keeps
+    a query with AP 0 from making the mean 0. The per-query values that
+    :func:`evaluate` reports are the AP values themselves. Spec: ``"gmap"``.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import gmap_score
+    >>> round(gmap_score([1, 0, 0, 1], [2, 1, 2, 1], qid=[1, 1, 2, 2]), 6)
+    0.707107
+    """
+    return _score("gmap", "gmap_score", y_true, y_score, qid, sample_weight,
+                  dict(threshold=threshold, ties=ties, empty=empty, convention=convention))
+
+
+@_doc
+def mean_reciprocal_rank_score(y_true, y_score, *, qid=None, k=None, threshold=1, ties=None,
+                               empty=None, sample_weight=None, convention=None) -> float:
+    """Mean reciprocal rank (MRR@k) of the first relevant document.
+
+    Parameters
+    ----------
+{data}
+{k}
+{threshold}
+{options}
+
+{returns}
+
+{errors}
+
+    See Also
+    --------
+    hit_rate_score, expected_reciprocal_rank_score
+
+    Notes
+    -----
+    RR@k = 1 / r for the rank r of the first relevant document if r <= k, else
+    0 (trec_eval's ``recip_rank``). Under ``ties="average"`` it is the exact
+    expectation over tie orderings. Spec: ``"mrr@k"``, ``"mrr"`` (alias ``rr``).
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import mean_reciprocal_rank_score
+    >>> mean_reciprocal_rank_score([0, 1, 0, 0, 0, 1], [3, 2, 1, 3, 2, 1], qid=[1, 1, 1, 2, 2, 2])
+    0.41666666666666663
+    """
+    return _score("mrr", "mean_reciprocal_rank_score", y_true, y_score, qid, sample_weight,
+                  dict(k=k, threshold=threshold, ties=ties, empty=empty,
+                       convention=convention))
+
+
+@_doc
+def expected_reciprocal_rank_score(y_true, y_score, *, qid=None, k=None, max_grade=4,
+                                   ties=None, empty=None, sample_weight=None,
+                                   convention=None) -> float:
+    """Expected reciprocal rank (ERR@k) of Chapelle et al. (2009).
+
+    Parameters
+    ----------
+{data}
+{k}
+    max_grade : float, default=4
+        The highest relevance grade; every label must lie in [0, max_grade].
+{options}
+
+{returns}
+
+{errors}
+
+    See Also
+    --------
+    mean_reciprocal_rank_score : ERR with binary stop probabilities.
+
+    Notes
+    -----
+    A user scans the ranking and stops at rank r with probability
+    R_r = (2**l_r - 1) / 2**max_grade:
+    ERR@k = sum over r <= k of (1/r) R_r prod_{{i<r}} (1 - R_i). A query whose
+    labels are all 0 is empty. Under ``ties="average"`` the value is the exact
+    expectation over tie orderings. Spec: ``"err@k"``.
+
+    References
+    ----------
+    Chapelle, O., Metzler, D., Zhang, Y., & Grinspan, P. (2009). Expected
+    reciprocal rank for graded relevance. CIKM.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import expected_reciprocal_rank_score
+    >>> round(expected_reciprocal_rank_score([[4, 0, 2]], [[3, 2, 1]]), 6)
+    0.941406
+    """
+    return _score("err", "expected_reciprocal_rank_score", y_true, y_score, qid,
+                  sample_weight, dict(k=k, max_grade=max_grade, ties=ties, empty=empty,
+                                      convention=convention))
+
+
+@_doc
+def rank_eff_score(y_true, y_score, *, qid=None, threshold=1, ties=None, empty=None,
+                   sample_weight=None, convention=None) -> float:
+    """RankEff (Ahlgren & Grönqvist, 2008): relevant documents penalised by the
+    non-relevant documents ranked above them.
+
+    Parameters
+    ----------
+{data}
+{threshold}
+{options}
+
+{returns}
+
+{errors}
+
+    See Also
+    --------
+    mean_average_precision_score
+
+    Notes
+    -----
+    RankEff = (1/R) sum over relevant documents d of (1 - |non-relevant ranked
+    above d| / N), with R the relevant and N the non-relevant (judged)
+    documents of the query. A query without non-relevant documents scores 1;
+    one without relevant documents is empty. Under ``ties="average"`` a tied
+    (relevant, non-relevant) pair counts one half. Spec: ``"rank_eff"``.
+
+    References
+    ----------
+    Ahlgren, P., & Grönqvist, L. (2008). Evaluation of retrieval effectiveness
+    with incomplete relevance data: theoretical and experimental comparison of
+    three measures. Information Processing & Management 44(1), 212-225.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import rank_eff_score
+    >>> rank_eff_score([[1, 0, 1, 0]], [[4, 3, 2, 1]])
+    0.75
+    """
+    return _score("rank_eff", "rank_eff_score", y_true, y_score, qid, sample_weight,
+                  dict(threshold=threshold, ties=ties, empty=empty, convention=convention))

@@ -90,6 +90,14 @@ PARAMS: dict[str, Param] = {
         Param("convention", None,
               lambda c: (c.StrOptions({"sklearn", "lightgbm", "xgboost"}), None),
               "preset reproducing a peer library: 'sklearn', 'lightgbm', 'xgboost'"),
+        Param("threshold", 1.0, lambda c: (c.Interval(Real, None, None, closed="neither"),),
+              "a document is relevant when its label >= threshold"),
+        Param("capped", False, lambda c: ("boolean",),
+              "cap the denominator at what the list allows: P@k divides by min(k, n) "
+              "(XGBoost), AP@k by min(R, k) (LightGBM, XGBoost)"),
+        Param("max_grade", 4.0, lambda c: (c.Interval(Real, 0, None, closed="neither"),),
+              "highest relevance grade: ERR's stop probability is "
+              "(2**label - 1) / 2**max_grade"),
     )
 }
 
@@ -101,12 +109,29 @@ def validate_options(options: dict[str, Any], caller: str) -> None:
     validate_parameter_constraints(
         {p: PARAMS[p].constraints for p in options}, options, caller_name=caller)
 
-#: Options each convention sets (explicit options still win).
-CONVENTIONS: dict[str, dict[str, Any]] = {
-    "sklearn": {"gain": "linear", "ties": "average", "empty": "zero"},
-    "lightgbm": {"gain": "exponential", "ties": "stable", "empty": "one"},
-    "xgboost": {"gain": "exponential", "ties": "stable", "empty": "one"},
+#: Options each convention sets: for every metric ("*"), then per metric
+#: (explicit options still win). Only the metrics a peer implements get
+#: peer-specific rules; the others follow its tie order and gain.
+CONVENTIONS: dict[str, dict[str, dict[str, Any]]] = {
+    "sklearn": {"*": {"gain": "linear", "ties": "average", "empty": "zero"}},
+    "lightgbm": {
+        "*": {"gain": "exponential", "ties": "stable"},
+        "ndcg": {"empty": "one"},
+        "map": {"empty": "one", "capped": True},
+    },
+    "xgboost": {
+        "*": {"gain": "exponential", "ties": "stable"},
+        "ndcg": {"empty": "one"},
+        "map": {"empty": "one", "capped": True},
+        "p": {"capped": True},
+    },
 }
+
+
+def convention_options(convention: str, metric: str) -> dict[str, Any]:
+    """The options a convention sets for a metric."""
+    preset = CONVENTIONS[convention]
+    return {**preset.get("*", {}), **preset.get(metric, {})}
 
 _GAIN_OPTIONS = ("gain", "ties", "empty", "convention")
 
@@ -128,6 +153,8 @@ class MetricInfo:
         return KERNELS[self.name]
 
 
+_BINARY = ("threshold", "ties", "empty", "convention")
+
 METRICS: dict[str, MetricInfo] = {
     m.name: m
     for m in (
@@ -137,6 +164,36 @@ METRICS: dict[str, MetricInfo] = {
                    ("k", "gain", "discount", "log_base", "ties", "empty", "convention")),
         MetricInfo("ndcg", "ndcg_score", "normalized DCG: DCG@k / ideal DCG@k",
                    ("k", "gain", "discount", "log_base", "ties", "empty", "convention")),
+        MetricInfo("p", "precision_at_k_score",
+                   "precision: relevant documents in the top k / k",
+                   ("k", "threshold", "capped", "ties", "empty", "convention"),
+                   aliases=("precision",)),
+        MetricInfo("recall", "recall_at_k_score",
+                   "recall: relevant documents in the top k / relevant documents",
+                   ("k", *_BINARY)),
+        MetricInfo("f1", "f1_at_k_score", "harmonic mean of precision@k and recall@k",
+                   ("k", "threshold", "capped", "ties", "empty", "convention")),
+        MetricInfo("hit_rate", "hit_rate_score",
+                   "1 if a relevant document is in the top k (success@k)",
+                   ("k", *_BINARY), aliases=("success",)),
+        MetricInfo("r_precision", "r_precision_score",
+                   "precision at R, the number of relevant documents", _BINARY),
+        MetricInfo("map", "mean_average_precision_score",
+                   "mean average precision: mean over relevant ranks r <= k of P@r",
+                   ("k", "threshold", "capped", "ties", "empty", "convention"),
+                   aliases=("ap",)),
+        MetricInfo("gmap", "gmap_score",
+                   "geometric mean of average precision (floor 1e-5, trec_eval's gm_map)",
+                   _BINARY, aggregate="geometric"),
+        MetricInfo("mrr", "mean_reciprocal_rank_score",
+                   "mean reciprocal rank of the first relevant document within k",
+                   ("k", *_BINARY), aliases=("rr",)),
+        MetricInfo("err", "expected_reciprocal_rank_score",
+                   "expected reciprocal rank (Chapelle et al., 2009)",
+                   ("k", "max_grade", "ties", "empty", "convention")),
+        MetricInfo("rank_eff", "rank_eff_score",
+                   "RankEff (Ahlgren & Grönqvist, 2008): relevant documents penalised "
+                   "by the non-relevant ones above them", _BINARY),
     )
 }
 
@@ -155,8 +212,9 @@ def get_metric_names() -> list[str]:
     Examples
     --------
     >>> from sklearn_rank.metrics import get_metric_names
-    >>> get_metric_names()
-    ['cg', 'dcg', 'ndcg']
+    >>> get_metric_names()  # doctest: +NORMALIZE_WHITESPACE
+    ['cg', 'dcg', 'err', 'f1', 'gmap', 'hit_rate', 'map', 'mrr', 'ndcg', 'p', 'r_precision',
+     'rank_eff', 'recall']
     """
     return sorted(METRICS)
 
@@ -242,7 +300,8 @@ class MetricSpec:
         convention = explicit.get("convention", options.get("convention"))
         values = {p: PARAMS[p].default for p in accepted if p != "k"}
         if convention is not None:
-            values.update({p: v for p, v in CONVENTIONS[convention].items() if p in values})
+            values.update({p: v for p, v in convention_options(convention, self.name).items()
+                           if p in values})
         values.update({p: v for p, v in options.items() if p in values})
         values.update(explicit)
         values["convention"] = convention
@@ -252,7 +311,7 @@ class MetricSpec:
         explicit = dict(self.params)
         defaults = {p: PARAMS[p].default for p in self.info.params}
         if explicit.get("convention") is not None:
-            defaults.update(CONVENTIONS[explicit["convention"]])
+            defaults.update(convention_options(explicit["convention"], self.name))
         return defaults
 
     def __str__(self) -> str:
