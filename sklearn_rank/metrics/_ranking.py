@@ -496,7 +496,8 @@ def precision_at_k_score(y_true, y_score, *, qid=None, k=None, threshold=1, capp
     P@k = |relevant documents in the top k| / k. A list shorter than k counts
     its missing ranks as non-relevant (trec_eval's ``P_k``); ``capped=True``
     divides by min(k, n) instead (XGBoost's ``pre@k``). Without ``k`` the whole
-    list counts. Spec: ``"p@k"`` (alias ``precision``).
+    list counts (XGBoost's bare ``pre`` is ``pre@32``: pass ``k=32``). Spec:
+    ``"p@k"`` (alias ``precision``).
 
     Examples
     --------
@@ -686,7 +687,8 @@ def mean_average_precision_score(y_true, y_score, *, qid=None, k=None, threshold
     of relevant documents of the query (trec_eval's ``map`` / ``map_cut_k``,
     ranx), or D = min(R, k) with ``capped=True`` (LightGBM's and XGBoost's
     ``map@k``). A query with R = 0 is empty: 0 by default, 1 under the
-    LightGBM/XGBoost conventions. Under ``ties="average"`` the value is the
+    LightGBM/XGBoost conventions (XGBoost's bare ``map`` is ``map@32``: pass
+    ``k=32``). Under ``ties="average"`` the value is the
     exact expectation over tie orderings (McSherry & Najork, 2008). Spec:
     ``"map@k"``, ``"map"`` (alias ``ap``).
 
@@ -697,8 +699,10 @@ def mean_average_precision_score(y_true, y_score, *, qid=None, k=None, threshold
     0.833333
     >>> mean_average_precision_score([[0, 0, 1, 1]], [[4, 3, 2, 1]], k=3)  # (1/3) / R
     0.16666666666666666
-    >>> mean_average_precision_score([[0, 0, 1, 1]], [[4, 3, 2, 1]], k=1, capped=True)
-    0.0
+    >>> mean_average_precision_score([[1, 0, 1, 1]], [[4, 3, 2, 1]], k=2)  # 1 / R
+    0.3333333333333333
+    >>> mean_average_precision_score([[1, 0, 1, 1]], [[4, 3, 2, 1]], k=2, capped=True)
+    0.5
     """
     return _score("map", "mean_average_precision_score", y_true, y_score, qid, sample_weight,
                   dict(k=k, threshold=threshold, capped=capped, ties=ties, empty=empty,
