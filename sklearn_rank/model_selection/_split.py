@@ -64,7 +64,38 @@ def _check_enough_queries(splitter, n_queries: int, needed: int) -> None:
         )
 
 
-class QueryKFold(BaseCrossValidator):
+class _QuerySplitter(BaseCrossValidator):
+    """Shared plumbing: where query ids come from, requests, ``get_n_splits``."""
+
+    __metadata_request__split = {"qid": True, "groups": True}
+
+    def get_n_splits(self, X=None, y=None, groups=None, qid=None) -> int:
+        """Number of splits (``n_splits``)."""
+        return self.n_splits
+
+    def split(self, X=None, y=None, groups=None, qid=None):
+        """Yield ``(train, test)`` row indices, ascending, queries kept whole.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_features), default=None
+            Used for its length and, when a DataFrame, its ``qid`` column.
+        y : object
+            Ignored.
+        groups, qid : array-like of shape (n_rows,), default=None
+            Query id of each row; pass one of them.
+
+        Yields
+        ------
+        train, test : ndarray
+            Row indices of the training and test sets of the split.
+        """
+        codes = _codes(self, X, groups, qid)
+        for is_train, is_test in self._query_splits(np.bincount(codes)):
+            yield np.flatnonzero(is_train[codes]), np.flatnonzero(is_test[codes])
+
+
+class QueryKFold(_QuerySplitter):
     """K-fold cross-validation that keeps every query whole, folds balanced by rows.
 
     Each query (all rows sharing a query id) goes to exactly one test fold, so
@@ -106,8 +137,6 @@ class QueryKFold(BaseCrossValidator):
     [0 1 2 3 4] [1 2]
     """
 
-    __metadata_request__split = {"qid": True, "groups": True}
-
     def __init__(self, n_splits=5, *, shuffle=False, random_state=None):
         if not isinstance(n_splits, Integral) or n_splits < 2:
             raise ValueError(f"QueryKFold needs n_splits >= 2 (an int), got {n_splits!r}.")
@@ -120,24 +149,8 @@ class QueryKFold(BaseCrossValidator):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def get_n_splits(self, X=None, y=None, groups=None, qid=None) -> int:
-        """Number of splits (``n_splits``)."""
-        return self.n_splits
-
-    def split(self, X=None, y=None, groups=None, qid=None):
-        """Yield ``(train, test)`` row indices, ascending, queries kept whole.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_rows, n_features), default=None
-            Used for its length and, when a DataFrame, its ``qid`` column.
-        y : object
-            Ignored.
-        groups, qid : array-like of shape (n_rows,), default=None
-            Query id of each row; pass one of them.
-        """
-        codes = _codes(self, X, groups, qid)
-        sizes = np.bincount(codes)
+    def _query_splits(self, sizes):
+        """(train, test) masks over queries, given the rows of each query."""
         _check_enough_queries(self, sizes.shape[0], self.n_splits)
         if self.shuffle:
             order = check_random_state(self.random_state).permutation(sizes.shape[0])
@@ -149,13 +162,12 @@ class QueryKFold(BaseCrossValidator):
             rows, fold = heapq.heappop(heap)
             fold_of_query[q] = fold
             heapq.heappush(heap, (rows + int(sizes[q]), fold))
-        fold_of_row = fold_of_query[codes]
         for fold in range(self.n_splits):
-            test = fold_of_row == fold
-            yield np.flatnonzero(~test), np.flatnonzero(test)
+            test = fold_of_query == fold
+            yield ~test, test
 
 
-class QueryShuffleSplit(BaseCrossValidator):
+class QueryShuffleSplit(_QuerySplitter):
     """Random train/test splits that keep every query whole.
 
     Parameters
@@ -194,8 +206,6 @@ class QueryShuffleSplit(BaseCrossValidator):
     [2, 2]
     """
 
-    __metadata_request__split = {"qid": True, "groups": True}
-
     def __init__(self, n_splits=10, *, test_size=None, train_size=None, random_state=None):
         if not isinstance(n_splits, Integral) or n_splits < 1:
             raise ValueError(
@@ -219,24 +229,8 @@ class QueryShuffleSplit(BaseCrossValidator):
         self.train_size = train_size
         self.random_state = random_state
 
-    def get_n_splits(self, X=None, y=None, groups=None, qid=None) -> int:
-        """Number of splits (``n_splits``)."""
-        return self.n_splits
-
-    def split(self, X=None, y=None, groups=None, qid=None):
-        """Yield ``(train, test)`` row indices, ascending, queries kept whole.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_rows, n_features), default=None
-            Used for its length and, when a DataFrame, its ``qid`` column.
-        y : object
-            Ignored.
-        groups, qid : array-like of shape (n_rows,), default=None
-            Query id of each row; pass one of them.
-        """
-        codes = _codes(self, X, groups, qid)
-        sizes = np.bincount(codes)
+    def _query_splits(self, sizes):
+        """(train, test) masks over queries, given the rows of each query."""
         m, total = sizes.shape[0], int(sizes.sum())
         _check_enough_queries(self, m, 2)
         rng = check_random_state(self.random_state)
@@ -261,4 +255,4 @@ class QueryShuffleSplit(BaseCrossValidator):
             is_test[order[:n_test]] = True
             is_train = np.zeros(m, dtype=bool)
             is_train[order[n_test:n_test + n_train]] = True
-            yield np.flatnonzero(is_train[codes]), np.flatnonzero(is_test[codes])
+            yield is_train, is_test
