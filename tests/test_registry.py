@@ -83,7 +83,7 @@ def test_with_options():
     [
         ("ndgc@10", r"Unknown metric 'ndgc'\. Did you mean 'ndcg'\?"),
         ("dgc", r"Unknown metric 'dgc'\. Did you mean 'dcg'\?"),
-        ("zzz", r"Unknown metric 'zzz'\. Valid names: cg, dcg, err, f1, gmap, hit_rate, map"),
+        ("zzz", r"Unknown metric 'zzz'\. Valid names: bpref, cg, dcg, err, f1, gmap, hit_rate"),
         ("mpa@10", r"Unknown metric 'mpa'\. Did you mean 'map'\?"),
         ("gmap@10", r"Metric 'gmap' has no parameter 'k'"),
         ("p(max_grade=3)@5", r"Metric 'p' has no parameter 'max_grade'"),

@@ -8,6 +8,7 @@ from importlib import import_module
 
 from ._evaluation import Evaluation
 from ._ranking import (
+    bpref_score,
     cumulative_gain_score,
     dcg_score,
     evaluate,
@@ -36,6 +37,7 @@ __all__ = [
     "Evaluation",
     "MetricSpec",
     "RankingScorer",
+    "bpref_score",
     "cumulative_gain_score",
     "dcg_score",
     "evaluate",

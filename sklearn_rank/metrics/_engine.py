@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Data", "Ranking", "group_rows", "iter_rankings", "prepare", "query_codes"]
+__all__ = ["Data", "Ranking", "group_rows", "grouped", "iter_rankings", "prepare", "query_codes"]
 
 # Upper bound on the number of cells (queries x padded width) of one block. It
 # bounds the engine's working memory whatever the size of the input, and keeps
@@ -56,6 +56,14 @@ class Data:
         Per-query weights in the order of ``qids``.
     row_qid : ndarray of shape (n_rows,)
         Query id of every row in input order, for error messages.
+    n_retrieved : ndarray of shape (n_queries,) or None
+        TREC mode: how many of each segment's documents were retrieved. They
+        rank first; the others are judged documents the run did not retrieve,
+        which count for the ideal ranking and the number of relevant
+        documents but hold no rank. None: every document is retrieved.
+    judged : ndarray of shape (n_rows,) or None
+        TREC mode: 1 for judged documents, 0 for unjudged ones (never
+        relevant, and not counted as judged non-relevant). None: all judged.
     order : ndarray of shape (n_rows,) or None
         The row permutation that grouped the input (None when it was
         already grouped).
@@ -70,7 +78,13 @@ class Data:
     weights: np.ndarray | None
     row_qid: np.ndarray = field(repr=False)
     order: np.ndarray | None = field(repr=False)
+    n_retrieved: np.ndarray | None = field(default=None, repr=False)
+    judged: np.ndarray | None = field(default=None, repr=False)
     _columns: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        if self.judged is not None:
+            self._columns[("judged",)] = self.judged
 
     @property
     def n_rows(self) -> int:
@@ -381,6 +395,17 @@ def group_rows(qid) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
     return order, qids, sizes
 
 
+def grouped(labels: np.ndarray, scores: np.ndarray, lengths: np.ndarray, qids: np.ndarray,
+            *, n_retrieved: np.ndarray | None = None, judged: np.ndarray | None = None) -> Data:
+    """Data for rows already grouped by query, queries in the order of ``qids``.
+
+    For trusted internal callers (TREC evaluation), which validated the values.
+    """
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    return Data(labels, scores, starts, lengths, qids, None, None,
+                np.repeat(qids, lengths), None, n_retrieved=n_retrieved, judged=judged)
+
+
 def prepare(y_true, y_score, qid=None, sample_weight=None) -> Data:
     """Validate ``(y_true, y_score, qid, sample_weight)`` and group by query.
 
@@ -534,6 +559,24 @@ class Ranking:
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
+    def retrieved(self) -> np.ndarray | None:
+        """Retrieved documents of each query (TREC mode), else None."""
+        n = self.data.n_retrieved
+        return None if n is None else n[self.segments]
+
+    @property
+    def judged(self) -> np.ndarray:
+        """(q, w) 1 for judged documents (all of them outside TREC mode), input order."""
+        out = self._cache.get("judged")
+        if out is None:
+            if self.data.judged is None:
+                out = self.valid.astype(np.float64)
+            else:
+                out = self.unranked(("judged",), None)
+            self._cache["judged"] = out
+        return out
+
+    @property
     def width(self) -> int:
         return self.order.shape[1]
 
@@ -619,6 +662,8 @@ class Ranking:
                 out = full[:, :width]
             else:
                 out = self.unranked(key, func).ravel()[self.flat_order[:, :width]]
+                if self.retrieved is not None:  # judged but not retrieved: no rank
+                    out[np.arange(width) >= self.retrieved[:, None]] = 0.0
             self._cache[cache_key] = out
         return out
 

@@ -248,26 +248,47 @@ def _ndcg(rank, p, k):
 # -- binary relevance ---------------------------------------------------------
 
 
+def _flags(rank, key, func):
+    """Make the block of a 0/1 column ready: ``func`` of the labels, times the
+    judged mask (TREC mode: unjudged documents are neither relevant nor judged
+    non-relevant)."""
+    if ("unranked", key) not in rank._cache:
+        flags = rank.derived(key, func)
+        if rank.data.judged is not None:
+            rank._cache[("unranked", key)] = flags * rank.judged
+    return key, func
+
+
 def _relevance(rank, p):
-    """Key and function of the relevance flags (label >= threshold), computed on
-    the block's labels (no extra gather)."""
+    """Key and function of the relevance flags (label >= threshold)."""
     threshold = p["threshold"]
-    key = ("rel", threshold)
 
     def func(labels):
         return (labels >= threshold).astype(np.float64)
 
-    rank.derived(key, func)
-    return key, func
+    return _flags(rank, ("rel", threshold), func)
+
+
+def _non_relevance(rank, p):
+    """Key and function of the judged non-relevant flags (label < threshold)."""
+    threshold = p["threshold"]
+
+    def func(labels):
+        return (labels < threshold).astype(np.float64)
+
+    return _flags(rank, ("nonrel", threshold), func)
+
+
+def _count(rank, key, func) -> np.ndarray:
+    out = rank._cache.get(("count", key))
+    if out is None:
+        out = rank.unranked(key, func).sum(axis=1)
+        rank._cache[("count", key)] = out
+    return out
 
 
 def _n_relevant(rank, p) -> np.ndarray:
-    key, func = _relevance(rank, p)
-    out = rank._cache.get(("R", key))
-    if out is None:
-        out = rank.derived(key, func).sum(axis=1)
-        rank._cache[("R", key)] = out
-    return out
+    return _count(rank, *_relevance(rank, p))
 
 
 def _hits(rank, p, k) -> np.ndarray:
@@ -278,16 +299,20 @@ def _hits(rank, p, k) -> np.ndarray:
 
 def _precision_denominator(rank, p, k) -> np.ndarray:
     """k (missing ranks of short lists count as non-relevant), or min(k, n)
-    with ``capped`` (XGBoost); the whole list when k is None."""
+    with ``capped`` (XGBoost); the retrieved list when k is None."""
+    n = rank.lengths if rank.retrieved is None else rank.retrieved
     if k is None:
-        return rank.lengths.astype(np.float64)
+        return n.astype(np.float64)
     if p["capped"]:
-        return np.minimum(k, rank.lengths).astype(np.float64)
-    return np.full(rank.lengths.shape[0], float(k))
+        return np.minimum(k, n).astype(np.float64)
+    return np.full(n.shape[0], float(k))
 
 
 def _precision(rank, p, k):
-    return _hits(rank, p, k) / _precision_denominator(rank, p, k), _n_relevant(rank, p) == 0
+    denominator = _precision_denominator(rank, p, k)
+    value = np.divide(_hits(rank, p, k), denominator, out=np.zeros(denominator.shape),
+                      where=denominator > 0)
+    return value, _n_relevant(rank, p) == 0
 
 
 def _recall(rank, p, k):
@@ -300,7 +325,10 @@ def _f1(rank, p, k):
     # The harmonic mean of hits/D and hits/R is 2 hits / (D + R): linear in the
     # hits, so its expected value over tie orderings is exact too.
     n_rel = _n_relevant(rank, p)
-    return 2 * _hits(rank, p, k) / (_precision_denominator(rank, p, k) + n_rel), n_rel == 0
+    hits = _hits(rank, p, k)
+    value = np.divide(2 * hits, _precision_denominator(rank, p, k) + n_rel,
+                      out=np.zeros(n_rel.shape), where=hits > 0)
+    return value, n_rel == 0
 
 
 def _r_precision(rank, p, k):
@@ -313,51 +341,38 @@ def _r_precision(rank, p, k):
     return np.divide(at_r[:, 0], n_rel, out=np.zeros(n_rel.shape), where=~empty), empty
 
 
-def _pair_terms(rank, key, func, cut, relevant_pairs):
-    """Per-rank terms rel_r * (count before r), exact in expectation over ties.
-
-    With ``relevant_pairs`` the count is of relevant documents up to and
-    including r (the AP numerator ``rel_r * H_r``); otherwise of non-relevant
-    documents strictly above r (RankEff). For a rank r in a tie group starting
-    at a, of size g with h relevant documents, a uniformly random order gives
-    P(rel_r) = h / g and P(rel_r and rel_i) = h (h - 1) / (g (g - 1)),
-    P(rel_r and not rel_i) = h (g - h) / (g (g - 1)) for another member i.
-    """
-    rel = rank.ranked(key, func, cut)
-    before = rank.cumulative(key, func)[:, :cut] - rel  # relevant documents strictly above
-    if relevant_pairs:
-        terms = rel * (before + rel)
-    else:
-        terms = rel * (np.arange(cut) - before)
-    if rank.tied:
-        rows = rank.tie_rows
-        gstart, gend = rank.tie_groups(cut)
-        span = int(gend[:, -1].max()) + 1
-        rel_t = np.take_along_axis(rank.unranked(key, func)[rows], rank.order[rows, :span],
-                                   axis=1)
-        csum = np.zeros((rows.shape[0], span + 1))
-        np.cumsum(rel_t, axis=1, out=csum[:, 1:])
-        above = np.take_along_axis(csum, gstart, axis=1)  # relevant above the group
-        h = np.take_along_axis(csum, gend + 1, axis=1) - above
-        g = (gend - gstart + 1).astype(np.float64)
-        j = np.arange(cut) - gstart  # members of the group above r
-        if relevant_pairs:
-            both = np.divide(h * (h - 1), g * (g - 1), out=np.zeros_like(g), where=g > 1)
-            terms[rows] = h / g * (above + 1) + j * both
-        else:
-            mixed = np.divide(h * (g - h), g * (g - 1), out=np.zeros_like(g), where=g > 1)
-            terms[rows] = h / g * (gstart - above) + j * mixed
-    return terms
+def _tie_groups_stats(rank, key, func, cut):
+    """For the tie rows, per rank r < cut: the group's first column a, size g,
+    number h of flagged (``func``) members and flagged documents above it."""
+    rows = rank.tie_rows
+    gstart, gend = rank.tie_groups(cut)
+    span = int(gend[:, -1].max()) + 1
+    flags = np.take_along_axis(rank.unranked(key, func)[rows], rank.order[rows, :span], axis=1)
+    csum = np.zeros((rows.shape[0], span + 1))
+    np.cumsum(flags, axis=1, out=csum[:, 1:])
+    above = np.take_along_axis(csum, gstart, axis=1)
+    h = np.take_along_axis(csum, gend + 1, axis=1) - above
+    g = (gend - gstart + 1).astype(np.float64)
+    return gstart, g, h, above
 
 
 def _ap(rank, p, k):
-    """Average precision and its denominator (R, or min(R, k) when capped)."""
+    """Average precision: sum over relevant ranks r <= k of P@r, over R (or min(R, k))."""
     key, func = _relevance(rank, p)
     cut = _cut(rank, k)
     cache_key = ("ap", key, cut, rank.ties)
     total = rank._cache.get(cache_key)
     if total is None:
-        total = _pair_terms(rank, key, func, cut, True) @ (1.0 / np.arange(1, cut + 1))
+        rel = rank.ranked(key, func, cut)
+        terms = rel * rank.cumulative(key, func)[:, :cut]  # rel_r * H_r
+        if rank.tied:
+            # For r in a tie group starting at a, of size g with h relevant
+            # members, a random order gives P(rel_r) = h/g and P(rel_r, rel_i) =
+            # h (h - 1) / (g (g - 1)) for another member i above r.
+            a, g, h, above = _tie_groups_stats(rank, key, func, cut)
+            both = np.divide(h * (h - 1), g * (g - 1), out=np.zeros_like(g), where=g > 1)
+            terms[rank.tie_rows] = h / g * (above + 1) + (np.arange(cut) - a) * both
+        total = terms @ (1.0 / np.arange(1, cut + 1))
         rank._cache[cache_key] = total
     n_rel = _n_relevant(rank, p)
     denominator = np.minimum(n_rel, k) if (p.get("capped") and k is not None) else n_rel
@@ -365,17 +380,81 @@ def _ap(rank, p, k):
     return np.divide(total, denominator, out=np.zeros(n_rel.shape), where=~empty), empty
 
 
-def _rank_eff(rank, p, k):
+def _non_relevant_above(rank, p):
+    """Per rank: the relevance flag and the judged non-relevant documents above."""
+    rel_key, rel_func = _relevance(rank, p)
+    key, func = _non_relevance(rank, p)
+    above = rank.cumulative(key, func) - rank.ranked(key, func)
+    return rank.ranked(rel_key, rel_func), above, _count(rank, key, func)
+
+
+def _tie_non_relevant(rank, p):
+    """Tie rows: P(rel_r) and the distribution of non-relevant members above r.
+
+    Given that the document at r is relevant, the number C of non-relevant
+    members of its group above r is hypergeometric: j draws (the members
+    above) from the g - 1 others, g - h of them non-relevant. Returns
+    ``(p_rel, before, j, g, h)`` with ``before`` the non-relevant documents
+    above the whole group.
+    """
     key, func = _relevance(rank, p)
+    a, g, h, above = _tie_groups_stats(rank, key, func, rank.width)
+    return h / g, a - above, np.arange(rank.width) - a, g, h
+
+
+def _rank_eff(rank, p, k):
+    rel, above, n_nonrel = _non_relevant_above(rank, p)
+    total = (rel * above).sum(axis=1)
+    if rank.tied:
+        p_rel, before, j, g, h = _tie_non_relevant(rank, p)
+        mean_c = np.divide(j * (g - h), g - 1, out=np.zeros_like(g), where=g > 1)
+        total[rank.tie_rows] = (p_rel * (before + mean_c)).sum(axis=1)
     n_rel = _n_relevant(rank, p)
-    n_nonrel = rank.lengths - n_rel
-    above = _pair_terms(rank, key, func, rank.width, False).sum(axis=1)
     empty = n_rel == 0
     # (1/R) sum over relevant r of (1 - |non-relevant above r| / N); no
     # non-relevant document at all (N = 0) is a perfect ranking: 1.
-    penalty = np.divide(above, n_rel * n_nonrel, out=np.zeros(n_rel.shape),
+    penalty = np.divide(total, n_rel * n_nonrel, out=np.zeros(n_rel.shape),
                         where=~empty & (n_nonrel > 0))
     return np.where(empty, 0.0, 1.0 - penalty), empty
+
+
+def _bpref(rank, p, k):
+    """trec_eval's bpref: (1/R) sum over relevant retrieved r of
+    (1 - min(|judged non-relevant above r|, R) / min(N, R))."""
+    rel, above, n_nonrel = _non_relevant_above(rank, p)
+    n_rel = _n_relevant(rank, p)
+    cap = n_rel[:, None]
+    denominator = np.minimum(n_nonrel, n_rel)[:, None]
+    penalty = np.divide(np.minimum(above, cap), denominator, out=np.zeros(above.shape),
+                        where=denominator > 0)
+    total = (rel * (1.0 - penalty)).sum(axis=1)
+    if rank.tied:
+        p_rel, before, j, g, h = _tie_non_relevant(rank, p)
+        rows = rank.tie_rows
+        expected_min = _expected_capped(before, j, g, h, cap[rows])
+        penalty = np.divide(expected_min, denominator[rows],
+                            out=np.zeros(expected_min.shape), where=denominator[rows] > 0)
+        total[rows] = (p_rel * (1.0 - penalty)).sum(axis=1)
+    empty = n_rel == 0
+    return np.divide(total, n_rel, out=np.zeros(n_rel.shape), where=~empty), empty
+
+
+def _expected_capped(before, j, g, h, cap):
+    """E[min(before + C, cap)] for C ~ Hypergeometric(g - 1 members, g - h of
+    them non-relevant, j drawn), elementwise."""
+    from scipy.special import gammaln
+
+    def log_choose(n, m):
+        return gammaln(n + 1) - gammaln(m + 1) - gammaln(n - m + 1)
+
+    out = np.zeros(before.shape)
+    for c in range(int(j.max()) + 1):
+        possible = (c <= j) & (c <= g - h) & (j - c <= h - 1)
+        log_p = (log_choose(np.maximum(g - h, c), c)
+                 + log_choose(np.maximum(h - 1, j - c), np.maximum(j - c, 0))
+                 - log_choose(np.maximum(g - 1, j), j))
+        out += np.where(possible, np.exp(log_p) * np.minimum(before + c, cap), 0.0)
+    return out
 
 
 # -- cascades: ERR, reciprocal rank, hit rate -------------------------------------
@@ -506,4 +585,5 @@ KERNELS: dict[str, Callable] = {
     "mrr": _reciprocal_rank,
     "err": _err,
     "rank_eff": _rank_eff,
+    "bpref": _bpref,
 }

@@ -15,9 +15,10 @@ import numpy as np
 from ._engine import iter_rankings, prepare
 from ._evaluation import Evaluation
 from ._kernels import check_grades, check_labels
-from ._registry import MetricSpec, _build, _closest, parse_metric, validate_options
+from ._registry import MetricSpec, _build, _closest, expand_metrics, validate_options
 
 __all__ = [
+    "bpref_score",
     "cumulative_gain_score",
     "dcg_score",
     "evaluate",
@@ -40,14 +41,12 @@ GEOMETRIC_FLOOR = 1e-5
 
 
 def _specs(metrics) -> list[MetricSpec]:
-    if isinstance(metrics, str | MetricSpec):
-        metrics = [metrics]
-    if not isinstance(metrics, Iterable):
+    if not isinstance(metrics, str | MetricSpec | Iterable):
         raise TypeError(
             "metrics must be a metric spec or a list of them, e.g. "
             f"metrics=['ndcg@10', 'dcg@5']; got {type(metrics).__name__}."
         )
-    specs = [parse_metric(m) for m in metrics]
+    specs = expand_metrics(metrics)
     if not specs:
         raise ValueError("metrics is empty; name at least one metric, e.g. metrics=['ndcg@10'].")
     return specs
@@ -286,13 +285,15 @@ _OPTIONS_DOC = """\
         Per-row weights for 1-D input (a query's weight is the mean of its rows'
         weights, LightGBM's rule) or per-query weights for 2-D input. With
         ``empty='one'`` the 1 of an empty query is weighted too.
-    convention : {'sklearn', 'lightgbm', 'xgboost'}, default=None
+    convention : {'sklearn', 'lightgbm', 'xgboost', 'trec_eval'}, default=None
         Preset that reproduces a peer library's version of the metric;
         explicit options win over it. ``'sklearn'``: linear gain, tie-averaged,
         empty queries 0. ``'lightgbm'`` and ``'xgboost'``: exponential gain,
         stable ties; for NDCG and MAP empty queries score 1 (XGBoost's
         ``ndcg@k-`` / ``map@k-``: pass ``empty='zero'``), for MAP and XGBoost's
-        precision ``capped=True``."""
+        precision ``capped=True``. ``'trec_eval'``: linear gain, empty queries
+        0, ties in input order (:func:`sklearn_rank.trec.evaluate_run` breaks
+        them by document id, as trec_eval)."""
 
 _RETURNS_DOC = """\
     Returns
@@ -871,4 +872,49 @@ def rank_eff_score(y_true, y_score, *, qid=None, threshold=1, ties=None, empty=N
     0.75
     """
     return _score("rank_eff", "rank_eff_score", y_true, y_score, qid, sample_weight,
+                  dict(threshold=threshold, ties=ties, empty=empty, convention=convention))
+
+
+@_doc
+def bpref_score(y_true, y_score, *, qid=None, threshold=1, ties=None, empty=None,
+                sample_weight=None, convention=None) -> float:
+    """Binary preference (bpref, Buckley & Voorhees 2004), trec_eval's definition.
+
+    Parameters
+    ----------
+{data}
+{threshold}
+{options}
+
+{returns}
+
+{errors}
+
+    See Also
+    --------
+    rank_eff_score : A close relative over all judged non-relevant documents.
+    sklearn_rank.trec.evaluate_run : With unjudged documents, as in TREC runs.
+
+    Notes
+    -----
+    bpref = (1/R) sum over relevant retrieved documents d of
+    (1 - min(|judged non-relevant above d|, R) / min(N, R)), with R the
+    relevant and N the judged non-relevant documents of the query (a document
+    above d counts only when N > 0). Unjudged documents are skipped, which
+    matters for TREC runs (:func:`~sklearn_rank.trec.evaluate_run`); in arrays
+    every document is judged. Under ``ties="average"`` the value is the exact
+    expectation over tie orderings. Spec: ``"bpref"``.
+
+    References
+    ----------
+    Buckley, C., & Voorhees, E. M. (2004). Retrieval evaluation with incomplete
+    information. SIGIR.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import bpref_score
+    >>> bpref_score([[1, 0, 1, 0]], [[4, 3, 2, 1]])
+    0.75
+    """
+    return _score("bpref", "bpref_score", y_true, y_score, qid, sample_weight,
                   dict(threshold=threshold, ties=ties, empty=empty, convention=convention))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -88,8 +89,9 @@ PARAMS: dict[str, Param] = {
               "value of a query without relevant documents: 'zero', 'one', 'skip' "
               "(left out of the mean), 'nan', 'raise'"),
         Param("convention", None,
-              lambda c: (c.StrOptions({"sklearn", "lightgbm", "xgboost"}), None),
-              "preset reproducing a peer library: 'sklearn', 'lightgbm', 'xgboost'"),
+              lambda c: (c.StrOptions(set(CONVENTIONS)), None),
+              "preset reproducing a peer library: 'sklearn', 'lightgbm', 'xgboost', "
+              "'trec_eval'"),
         Param("threshold", 1.0, lambda c: (c.Interval(Real, None, None, closed="neither"),),
               "a document is relevant when its label >= threshold"),
         Param("capped", False, lambda c: ("boolean",),
@@ -125,6 +127,10 @@ CONVENTIONS: dict[str, dict[str, dict[str, Any]]] = {
         "map": {"empty": "one", "capped": True},
         "p": {"capped": True},
     },
+    # Linear gain (trec_eval's default gains are the relevance levels), empty
+    # queries 0. trec_eval breaks score ties by document id; arrays carry no
+    # document ids, so here ties keep input order (evaluate_run sorts by id).
+    "trec_eval": {"*": {"gain": "linear", "ties": "stable", "empty": "zero"}},
 }
 
 
@@ -191,6 +197,9 @@ METRICS: dict[str, MetricInfo] = {
         MetricInfo("err", "expected_reciprocal_rank_score",
                    "expected reciprocal rank (Chapelle et al., 2009)",
                    ("k", "max_grade", "ties", "empty", "convention")),
+        MetricInfo("bpref", "bpref_score",
+                   "binary preference (Buckley & Voorhees, 2004), trec_eval's bpref",
+                   _BINARY),
         MetricInfo("rank_eff", "rank_eff_score",
                    "RankEff (Ahlgren & Grönqvist, 2008): relevant documents penalised "
                    "by the non-relevant ones above them", _BINARY),
@@ -213,8 +222,8 @@ def get_metric_names() -> list[str]:
     --------
     >>> from sklearn_rank.metrics import get_metric_names
     >>> get_metric_names()  # doctest: +NORMALIZE_WHITESPACE
-    ['cg', 'dcg', 'err', 'f1', 'gmap', 'hit_rate', 'map', 'mrr', 'ndcg', 'p', 'r_precision',
-     'rank_eff', 'recall']
+    ['bpref', 'cg', 'dcg', 'err', 'f1', 'gmap', 'hit_rate', 'map', 'mrr', 'ndcg', 'p',
+     'r_precision', 'rank_eff', 'recall']
     """
     return sorted(METRICS)
 
@@ -363,8 +372,94 @@ def _build(name: str, options: dict[str, Any], caller: str) -> MetricSpec:
     return MetricSpec(info.name, None if k is None else int(k), params)
 
 
+# trec_eval's measure names, as registry specs. A name means trec_eval's
+# measure wherever it is used (linear gain for NDCG); cut-off families take
+# ".k" or "_k", several cut-offs ".5,10", or none for trec_eval's defaults.
+TREC_MEASURES: dict[str, str] = {
+    "map": "map",
+    "gm_map": "gmap",
+    "Rprec": "r_precision",
+    "bpref": "bpref",
+    "recip_rank": "mrr",
+    "ndcg": "ndcg(gain='linear')",
+    "set_P": "p",
+    "set_recall": "recall",
+    "set_F": "f1",
+}
+TREC_CUTOFF_MEASURES: dict[str, str] = {
+    "P": "p@{}",
+    "recall": "recall@{}",
+    "ndcg_cut": "ndcg(gain='linear')@{}",
+    "map_cut": "map@{}",
+    "success": "hit_rate@{}",
+}
+TREC_DEFAULT_CUTOFFS = {
+    "P": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "ndcg_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "map_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "success": (1, 5, 10),
+}
+_TREC_PATTERN = re.compile(
+    r"^(" + "|".join(TREC_CUTOFF_MEASURES) + r")(?:[._]([0-9]+(?:,[0-9]+)*))?$")
+
+
+def _trec_specs(name: str) -> list[str] | None:
+    """Registry spellings of a trec_eval measure name, or None if it is not one.
+
+    Registry names win: ``"ndcg"``, ``"map"`` and ``"recall"`` keep their
+    registry meaning (under ``convention="trec_eval"``, as in
+    :func:`~sklearn_rank.trec.evaluate_run`, ``"ndcg"`` has trec_eval's linear
+    gain; trec_eval's bare ``recall`` family is ``"recall.5,10,..."``).
+    """
+    if name.lower() in METRICS or name.lower() in _ALIASES:
+        return None
+    if name in TREC_MEASURES:
+        return [TREC_MEASURES[name]]
+    match = _TREC_PATTERN.match(name)
+    if match is None:
+        return None
+    family, cutoffs = match.groups()
+    ks = TREC_DEFAULT_CUTOFFS[family] if cutoffs is None else [int(c) for c in cutoffs.split(",")]
+    return [TREC_CUTOFF_MEASURES[family].format(k) for k in ks]
+
+
+def trec_name(spec: MetricSpec, options: Mapping[str, Any] | None = None) -> str | None:
+    """trec_eval's name for a spec that is one of its measures, else None.
+
+    The spec is compared with its options resolved (``options`` as for
+    :meth:`MetricSpec.resolve`), leaving out the tie, empty-query and threshold
+    options, which TREC evaluation sets itself.
+    """
+    resolved = spec.resolve(options)
+    core = {p: v for p, v in resolved.items()
+            if p not in ("convention", "ties", "empty", "threshold")
+            and v != PARAMS[p].default}
+    text = str(MetricSpec(spec.name, spec.k, tuple(sorted(core.items()))))
+    for name, target in TREC_MEASURES.items():
+        if text == target:
+            return name
+    for family, template in TREC_CUTOFF_MEASURES.items():
+        if spec.k is not None and text == template.format(spec.k):
+            return f"{family}_{spec.k}"
+    return None
+
+
+def expand_metrics(metrics) -> list[MetricSpec]:
+    """Specs of metrics given as spec strings, MetricSpecs or trec_eval names
+    (which may stand for several cut-offs: ``"P.5,10"``, ``"P"``)."""
+    if isinstance(metrics, str | MetricSpec):
+        metrics = [metrics]
+    specs = []
+    for metric in metrics:
+        names = _trec_specs(metric.strip()) if isinstance(metric, str) else None
+        specs.extend(parse_metric(m) for m in (names or [metric]))
+    return specs
+
+
 _SYNTAX = ("expected name[(param=value, ...)][@k][-], e.g. 'ndcg@10' or "
-           "\"ndcg(gain='linear', discount='classic')@5\"")
+           "\"ndcg(gain='linear', discount='classic')@5\", or a trec_eval measure name "
+           "such as 'ndcg_cut.10', 'P.5', 'map'")
 
 
 def parse_metric(spec: str | MetricSpec) -> MetricSpec:
@@ -377,7 +472,11 @@ def parse_metric(spec: str | MetricSpec) -> MetricSpec:
         :func:`get_metric_names`), optional keyword options written as Python
         literals, an optional cut-off ``@k`` and an optional ``-`` suffix that
         scores queries without relevant documents 0 (XGBoost's ``ndcg@k-``).
-        Names are case-insensitive. A :class:`MetricSpec` is returned as is.
+        Names are case-insensitive. trec_eval's measure names are accepted too,
+        with trec_eval's meaning (``"ndcg_cut.10"`` is NDCG@10 with linear
+        gain, ``"P.5"``, ``"map_cut_10"``, ``"recip_rank"``, ``"gm_map"``,
+        ``"Rprec"``, ``"bpref"``, ``"success.1"``, ``"set_P"``, ...). A
+        :class:`MetricSpec` is returned as is.
 
     Returns
     -------
@@ -400,12 +499,22 @@ def parse_metric(spec: str | MetricSpec) -> MetricSpec:
     "ndcg(discount='classic')@5"
     >>> parse_metric("ndcg(convention='xgboost')@10-").resolve()["empty"]
     'zero'
+    >>> parse_metric("ndcg_cut.10")
+    MetricSpec("ndcg(gain='linear')@10")
     """
     if isinstance(spec, MetricSpec):
         return spec
     if not isinstance(spec, str):
         raise TypeError(f"A metric spec must be a str or MetricSpec, got {type(spec).__name__}.")
     text = spec.strip()
+    trec = _trec_specs(text)
+    if trec is not None:
+        if len(trec) > 1:
+            raise ValueError(
+                f"trec_eval measure {spec!r} stands for {len(trec)} metrics ({', '.join(trec)}); "
+                "pass it to evaluate / evaluate_run, which expand it, or name one cut-off."
+            )
+        return parse_metric(trec[0])
     minus = text.endswith("-")
     body = text[:-1].rstrip() if minus else text
     try:

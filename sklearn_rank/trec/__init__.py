@@ -1,0 +1,6 @@
+"""TREC qrels and runs: reading, and trec_eval-compatible evaluation."""
+
+from ._evaluate import evaluate_run
+from ._io import Qrels, Run, read_qrels, read_run
+
+__all__ = ["Qrels", "Run", "evaluate_run", "read_qrels", "read_run"]
