@@ -1,5 +1,8 @@
 """The sklearn-rank command line, run as a user would (subprocess)."""
 
+import csv
+import io
+import json
 import re
 import shutil
 import subprocess
@@ -92,3 +95,90 @@ def test_bad_arguments_exit_2(args):
     proc = _run(*args, check=False)
     assert proc.returncode == 2
     assert "error" in proc.stderr
+
+
+# ---------------------------------------------------------------- evaluate
+
+QRELS = """\
+q1 0 d1 2
+q1 0 d2 0
+q1 0 d3 1
+q2 0 d1 1
+q2 0 d5 -1
+q3 0 d9 1
+"""
+RUN_A = """\
+q1 Q0 d1 1 0.9 bm25
+q1 Q0 d2 2 0.8 bm25
+q1 Q0 d4 3 0.7 bm25
+q2 Q0 d2 1 0.5 bm25
+q2 Q0 d1 2 0.5 bm25
+q4 Q0 d1 1 0.5 bm25
+"""
+RUN_B = RUN_A.replace("bm25", "dense").replace("0.9", "0.1")
+
+
+def _trec_files(tmp_path):
+    paths = []
+    for name, text in (("qrels.txt", QRELS), ("a.run", RUN_A), ("b.run", RUN_B)):
+        (tmp_path / name).write_text(text)
+        paths.append(str(tmp_path / name))
+    return paths
+
+
+def test_evaluate_trec_format_equals_evaluate_run(tmp_path):
+    from sklearn_rank.trec import evaluate_run
+
+    qrels, run_a, _ = _trec_files(tmp_path)
+    out = _run("evaluate", qrels, run_a, "-m", "map", "-m", "P.1,2", "-m", "ndcg_cut.3",
+               "-q", "--format", "trec").stdout
+    ev = evaluate_run(qrels, run_a, ["map", "P.1,2", "ndcg_cut.3"])
+    printed = {(m, q): float(v) for m, q, v in (line.split("\t") for line in out.splitlines())}
+    assert {m.strip() for m, _ in printed} == {"map", "P_1", "P_2", "ndcg_cut_3"}
+    for key, name in (("map", "map"), ("P.2", "P_2"), ("ndcg_cut.3", "ndcg_cut_3")):
+        for qid, value in zip(ev.qids, ev.per_query[key], strict=True):
+            assert printed[(f"{name:<22}", qid)] == pytest.approx(value, abs=5e-5)
+        assert printed[(f"{name:<22}", "all")] == pytest.approx(ev.mean[key], abs=5e-5)
+    # q2's tie (d2, d1 at 0.5) is broken by decreasing docno: d2 first, so P@1 = 0
+    assert printed[(f"{'P_1':<22}", "q2")] == 0.0
+    assert ("map                   ", "q4") not in printed  # not judged: skipped
+
+
+def test_evaluate_json_csv_table_and_flags(tmp_path):
+    qrels, run_a, run_b = _trec_files(tmp_path)
+    doc = json.loads(_run("evaluate", qrels, run_a, run_b, "-m", "recip_rank", "-c", "-q",
+                          "--format", "json").stdout)
+    assert set(doc["runs"]) == {"bm25", "dense"}
+    bm25 = doc["runs"]["bm25"]
+    assert bm25["n_queries"] == 3  # -c: q3 is judged but not retrieved
+    assert bm25["per_query"]["recip_rank"] == {"q1": 1.0, "q2": 0.5, "q3": 0.0}
+    assert bm25["mean"]["recip_rank"] == pytest.approx(0.5)
+    csv_text = _run("evaluate", qrels, run_a, "-m", "P.1", "-l", "2", "--format", "csv").stdout
+    rows = list(csv.reader(io.StringIO(csv_text)))
+    assert rows[0] == ["run", "measure", "qid", "value"]
+    assert rows[1] == ["bm25", "P_1", "all", "0.5"]  # -l 2: only q1's d1 is relevant
+    table = _run("evaluate", qrels, run_a, run_b, "-m", "map").stdout
+    header, rule, row = table.splitlines()[:3]
+    assert header.split() == ["measure", "bm25", "dense"]
+    assert row.split()[0] == "map" and len(row.split()) == 3
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["evaluate", "QRELS", "missing.run"], "No such file or directory"),
+        (["evaluate", "QRELS", "BAD"], "line 2: expected 6 fields"),
+        (["evaluate", "QRELS", "RUN", "-m", "ndgc@10"], "Did you mean 'ndcg'"),
+        (["evaluate", "QRELS"], "the following arguments are required"),
+    ],
+)
+def test_evaluate_bad_input_exits_2_with_one_line(tmp_path, args, message):
+    qrels, run_a, _ = _trec_files(tmp_path)
+    bad = tmp_path / "bad.run"
+    bad.write_text("q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2\n")
+    args = [{"QRELS": qrels, "RUN": run_a, "BAD": str(bad)}.get(a, a) for a in args]
+    proc = _run(*args, check=False)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    if args[-1] != qrels:  # our own errors are one line
+        assert len(proc.stderr.strip().splitlines()) == 1
