@@ -11,17 +11,21 @@ _PRIME = np.uint64(1099511628211)
 def hash64(values: np.ndarray) -> np.ndarray:
     """FNV-1a over the characters of a ``'S'`` or ``'U'`` array, one uint64 each.
 
-    Equal strings hash equal; callers that need exactness verify candidate
-    matches by comparing the strings.
+    NUL characters are skipped: they are the padding of NumPy's fixed-width
+    strings, so an id hashes the same in arrays of any width. Equal strings
+    hash equal; callers that need exactness verify candidate matches by
+    comparing the strings.
     """
     values = np.ascontiguousarray(values)
     n = values.shape[0]
     unit = np.uint8 if values.dtype.kind == "S" else np.uint32
-    chars = values.view(unit).reshape(n, -1) if values.dtype.itemsize else np.zeros((n, 0), unit)
+    if n == 0 or values.dtype.itemsize == 0:
+        return np.full(n, _OFFSET, dtype=np.uint64)
+    chars = values.view(unit).reshape(n, -1)
     h = np.full(n, _OFFSET, dtype=np.uint64)
     for j in range(chars.shape[1]):
-        h ^= chars[:, j]
-        h *= _PRIME
+        c = chars[:, j]
+        h = np.where(c != 0, (h ^ c) * _PRIME, h)
     return h
 
 

@@ -20,7 +20,8 @@ from sklearn_rank.metrics._registry import CONVENTIONS, METRICS, PARAMS
         ("cg@3", "cg@3"),
         ("ndcg@10-", "ndcg@10-"),
         ("ndcg(empty='zero')@10", "ndcg@10-"),
-        ("ndcg(gain='exponential')@10", "ndcg@10"),
+        ("ndcg(gain='exponential')@10", "ndcg(gain='exponential')@10"),  # pinned
+        ("ndcg(discount='log2', log_base=2)@10", "ndcg@10"),
         ("ndcg(gain='linear', discount='classic')@5",
          "ndcg(gain='linear', discount='classic')@5"),
         ("ndcg(discount='classic', gain='linear')@5",
@@ -29,7 +30,8 @@ from sklearn_rank.metrics._registry import CONVENTIONS, METRICS, PARAMS
         ("ndcg(log_base=10)", "ndcg(log_base=10)"),
         ("ndcg(log_base=2.0)", "ndcg"),
         ("ndcg(ties='stable', empty='one')@3", "ndcg(ties='stable', empty='one')@3"),
-        ("ndcg(convention='lightgbm', ties='stable')@3", "ndcg(convention='lightgbm')@3"),
+        ("ndcg(convention='lightgbm', ties='stable')@3",
+         "ndcg(ties='stable', convention='lightgbm')@3"),
         ("ndcg(convention='lightgbm', ties='average')@3",
          "ndcg(ties='average', convention='lightgbm')@3"),
         ("ndcg(convention='xgboost')@10-", "ndcg(convention='xgboost')@10-"),
@@ -146,7 +148,8 @@ def test_conventions_set_only_declared_params():
      ("map(capped=True)@10", "map(capped=True)@10"), ("err(max_grade=3)@10",
                                                       "err(max_grade=3)@10"),
      ("map(convention='lightgbm')@10", "map(convention='lightgbm')@10"),
-     ("map(convention='lightgbm', capped=True)@10", "map(convention='lightgbm')@10"),
+     ("map(convention='lightgbm', capped=True)@10",
+      "map(capped=True, convention='lightgbm')@10"),
      ("map(convention='lightgbm')@10-", "map(convention='lightgbm')@10-")],
 )
 def test_metric_family_specs(text, canonical):
@@ -167,9 +170,9 @@ def test_evaluate_keys_and_lookup_by_any_spelling():
     y = np.array([3, 2, 0, 1, 0, 2])
     s = np.array([0.9, 0.8, 0.1, 0.4, 0.3, 0.2])
     q = np.array([1, 1, 1, 2, 2, 2])
-    ev = evaluate(y, s, qid=q, metrics=["NDCG@2", "ndcg(gain='exponential')@2", "dcg@2-"])
+    ev = evaluate(y, s, qid=q, metrics=["NDCG@2", "ndcg(discount='log2')@2", "dcg@2-"])
     assert list(ev.mean) == ["ndcg@2", "dcg@2-"]
-    assert ev.mean["ndcg(gain='exponential', discount='log2')@2"] == ev.mean["ndcg@2"]
+    assert ev.mean["ndcg(discount='log2', log_base=2)@2"] == ev.mean["ndcg@2"]
     assert "NDCG@2" in ev.per_query and "ndcg@3" not in ev.per_query
     assert [str(m) for m in ev.metrics] == ["ndcg@2", "dcg@2-"]
     assert isinstance(ev.metrics[0], MetricSpec)
@@ -178,5 +181,9 @@ def test_evaluate_keys_and_lookup_by_any_spelling():
 def test_evaluate_rejects_specs_that_collide_under_options():
     y, s, q = [1, 0], [0.5, 0.2], [1, 1]
     with pytest.raises(ValueError, match="print as 'ndcg@2' but mean different things"):
-        evaluate(y, s, qid=q, metrics=["ndcg@2", "ndcg(gain='exponential')@2"],
-                 gain="linear")
+        evaluate(y, s, qid=q, metrics=["ndcg@2", "ndcg(discount='log2')@2"],
+                 discount="classic")
+    # options a convention sets are printed when explicit: no clash
+    ev = evaluate(y, s, qid=q, metrics=["ndcg@2", "ndcg(gain='exponential')@2"],
+                  gain="linear")
+    assert list(ev.mean) == ["ndcg@2", "ndcg(gain='exponential')@2"]

@@ -411,11 +411,14 @@ def _rank_eff(rank, p, k):
         total[rank.tie_rows] = (p_rel * (before + mean_c)).sum(axis=1)
     n_rel = _n_relevant(rank, p)
     empty = n_rel == 0
-    # (1/R) sum over relevant r of (1 - |non-relevant above r| / N); no
-    # non-relevant document at all (N = 0) is a perfect ranking: 1.
-    penalty = np.divide(total, n_rel * n_nonrel, out=np.zeros(n_rel.shape),
-                        where=~empty & (n_nonrel > 0))
-    return np.where(empty, 0.0, 1.0 - penalty), empty
+    # (1/R) sum over relevant retrieved r of (1 - |non-relevant above r| / N):
+    # a relevant document the run did not retrieve (TREC runs) earns nothing;
+    # with no judged non-relevant document at all (N = 0) each earns 1.
+    retrieved_relevant = rel.sum(axis=1)
+    penalty = np.divide(total, n_nonrel, out=np.zeros(n_rel.shape), where=n_nonrel > 0)
+    value = np.divide(retrieved_relevant - penalty, n_rel, out=np.zeros(n_rel.shape),
+                      where=~empty)
+    return value, empty
 
 
 def _bpref(rank, p, k):

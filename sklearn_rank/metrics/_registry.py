@@ -325,6 +325,9 @@ class MetricSpec:
 
     def __str__(self) -> str:
         defaults = self._defaults()
+        # Options some convention sets: written explicitly, they pin the meaning
+        # whatever convention applies, so they are printed even when default.
+        pinned = {p for c in CONVENTIONS for p in convention_options(c, self.name)}
         minus = False
         shown = []
         for name in self.info.params:
@@ -334,7 +337,7 @@ class MetricSpec:
             if name == "empty" and value == "zero":
                 minus = True  # printed as the '-' suffix whatever the default
                 continue
-            if value == defaults[name] and not callable(value):
+            if value == defaults[name] and not callable(value) and name not in pinned:
                 continue
             shown.append(f"{name}={_format(value)}")
         text = self.name
@@ -482,7 +485,9 @@ def parse_metric(spec: str | MetricSpec) -> MetricSpec:
     -------
     spec : MetricSpec
         Immutable and hashable; ``str(spec)`` is the canonical spelling, with
-        options equal to their defaults omitted.
+        options equal to their defaults omitted — except those a convention
+        sets (``gain``, ``ties``, ``empty``, ``capped``): written explicitly,
+        they keep their meaning under any convention, so they are printed.
 
     Raises
     ------
@@ -495,8 +500,10 @@ def parse_metric(spec: str | MetricSpec) -> MetricSpec:
     >>> from sklearn_rank.metrics import parse_metric
     >>> parse_metric("NDCG@10")
     MetricSpec('ndcg@10')
-    >>> str(parse_metric("ndcg(gain='exponential', discount='classic')@5"))
-    "ndcg(discount='classic')@5"
+    >>> str(parse_metric("ndcg(discount='log2', log_base=2)@5"))
+    'ndcg@5'
+    >>> str(parse_metric("ndcg(gain='exponential')@5"))  # a convention could change it
+    "ndcg(gain='exponential')@5"
     >>> parse_metric("ndcg(convention='xgboost')@10-").resolve()["empty"]
     'zero'
     >>> parse_metric("ndcg_cut.10")

@@ -10,7 +10,7 @@ from .._hashing import combine
 from ..metrics._engine import _sort_keys, grouped
 from ..metrics._evaluation import Evaluation
 from ..metrics._ranking import _check_options, _compute, _specs
-from ._io import Qrels, Run, read_qrels, read_run
+from ._io import Qrels, Run, _as_text, read_qrels, read_run
 
 __all__ = ["evaluate_run"]
 
@@ -75,6 +75,8 @@ def _trec_order(qcode: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np.n
     O(n) and kept; only tied rows are sorted by document id.
     """
     n = qcode.shape[0]
+    if n == 0:
+        return np.arange(0)
     starts, _ = _runs_of(qcode)
     grouped_in_runs = np.unique(qcode[starts]).shape[0] == starts.shape[0]
     new_query = np.zeros(n, dtype=bool)
@@ -141,8 +143,9 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
 
     Notes
     -----
-    trec_eval's semantics: the run is ranked by decreasing score, ties by
-    decreasing document id (its rank column is ignored); the ideal ranking of
+    trec_eval's semantics: the run is ranked by decreasing score, compared in
+    single precision as trec_eval stores them, ties by decreasing document id
+    (its rank column is ignored); the ideal ranking of
     NDCG and the number of relevant documents come from every judged document
     of the query, retrieved or not; unjudged retrieved documents are
     non-relevant (bpref and RankEff skip them); a negative level in the qrels
@@ -187,13 +190,21 @@ def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
         in_run[r_code] = True
         evaluated &= in_run
 
+    if not evaluated.any():
+        raise ValueError(
+            "No query has both results and relevance judgments (as trec_eval says); check "
+            "that the run and the qrels use the same query ids, or pass complete=True."
+        )
     match = _join(qrels, run)
     level = np.where(match >= 0, qrels.rel[np.maximum(match, 0)], -1.0)
     keep = evaluated[r_code]
     if judged_only:
         keep &= level >= 0
     rows = np.flatnonzero(keep)
-    order = rows[_trec_order(r_code[rows], run.score[rows], run.docno_bytes[rows])]
+    # trec_eval keeps scores as C floats: near-equal doubles tie, and the tie
+    # goes by document id.
+    score = run.score[rows].astype(np.float32)
+    order = rows[_trec_order(r_code[rows], score, run.docno_bytes[rows])]
 
     # Judged documents the run did not retrieve: they count for the ideal
     # ranking and the number of relevant documents, at no rank.
@@ -217,6 +228,6 @@ def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
     group = (_sort_keys(codes) & np.uint64(0xFFFFFFFF)).astype(np.intp)  # stable by query
     lengths = np.bincount(codes, minlength=vocabulary.shape[0])[evaluated]
     scores = -np.arange(group.shape[0], dtype=np.float64)  # ranks: retrieved first, in order
-    qids = vocabulary[evaluated].astype(str)
+    qids = _as_text(vocabulary[evaluated])
     return grouped(labels[group], scores, lengths, qids, n_retrieved=n_ret[evaluated],
                    judged=judged[group])

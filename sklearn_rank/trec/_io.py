@@ -307,6 +307,8 @@ def read_qrels(path_or_buffer, *, progress: Callable | None = None) -> Qrels:
     """
     data, name = _read_bytes(path_or_buffer, progress)
     fields = _Fields(data, name, 4, "qid iter docno rel")
+    if not len(fields):
+        raise ValueError(f"{name}: the qrels file has no judgments.")
     qrels = Qrels(fields.raw(0), fields.raw(2), fields.numbers(3, "relevance level"))
     _check_duplicates(fields, qrels, "qrels file")
     return qrels
@@ -327,7 +329,8 @@ def read_run(path_or_buffer, *, progress: Callable | None = None) -> Run:
     -------
     run : Run
         Ids kept exactly as strings, scores as floats; ``name`` is the tag of
-        the first line. The rank column is ignored, as by trec_eval.
+        the last line (trec_eval's runid). The rank column is ignored, as by
+        trec_eval.
 
     Raises
     ------
@@ -347,6 +350,6 @@ def read_run(path_or_buffer, *, progress: Callable | None = None) -> Run:
     if not len(fields):
         raise ValueError(f"{name}: the run has no lines.")
     run = Run(fields.raw(0), fields.raw(2), fields.numbers(4, "score"),
-              fields.raw(5)[0].decode(errors="replace"))
+              fields.raw(5)[-1].decode(errors="replace"))
     _check_duplicates(fields, run, "run")
     return run

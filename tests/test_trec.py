@@ -1,0 +1,671 @@
+"""Tests of sklearn_rank.trec: reading qrels and runs, and trec_eval parity.
+
+The parity tests compare :func:`evaluate_run` with pytrec_eval (trec_eval's C
+code inside) query by query on generated collections; the semantics they rely on
+were read in trec_eval's source (usnistgov/trec_eval):
+
+* ``form_res_rels.c``: the run is sorted by decreasing score, ties by
+  ``strcmp`` of the document ids, decreasing (bytes, so UTF-8 ids sort by code
+  point); the rank column of a run file is ignored. A document missing from the
+  qrels is "not in the pool" (-1), a negative level in the qrels is "in the
+  pool but unjudged" (-2): neither is relevant nor judged non-relevant; only
+  levels >= 0 count in the per-level totals (``num_rel`` counts every judged
+  relevant document, retrieved or not). ``-J`` drops both kinds of unjudged
+  documents before ranking, keeping the tie order.
+* ``m_ndcg.c``: the gain is the relevance level (``-l`` does not change it);
+  the ideal ranking comes from every judged document of the query.
+* ``m_bpref.c``: unjudged documents are skipped; the judged non-relevant count
+  is the number of judged documents below ``relevance_level``.
+* ``m_gm_map.c``: the per-query value is ``log(max(AP, 1e-5))``; the mean is
+  ``exp`` of their mean.
+* ``trec_eval.c``: ``-c`` gives a query judged but absent from the run a
+  single unjudged document ("ceci_nest_pas_un_docno"), so it scores 0 in every
+  measure (``log(1e-5)`` for gm_map) and the means are over every judged query.
+* ``trec_format.h`` / ``get_trec_results.c``: trec_eval itself (not only
+  pytrec_eval) stores scores as C ``float`` (float32), so the generated scores
+  are multiples of 1/64, exact in float32; ``get_qrels.c`` reads levels with
+  ``atol`` (integers).
+
+pytrec_eval (pytrec-eval-terrier 0.5.11) evaluates the queries both in the
+qrels and in the run, accepts negative levels, returns gm_map per query as the
+log, refuses ``relevance_level < 1`` (trec_eval's ``-l0`` cannot be compared)
+and has no ``-c`` flag: the tests build trec_eval's ``-c`` input (the bogus
+document) themselves. ``judged_docs_only_flag`` is trec_eval's ``-J``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import re
+
+import numpy as np
+import pytest
+
+from sklearn_rank.trec import Qrels, Run, evaluate_run, read_qrels, read_run
+
+ATOL = 1e-9  # trec_eval computes in double; only the ranking depends on float32 scores
+
+# trec_eval measure names as passed to evaluate_run and to pytrec_eval. The
+# cut-offs include 30, longer than most of the generated lists.
+MEASURES = [
+    "map", "map_cut.5,10,30", "P.5,10,30", "recall.5,10,30", "ndcg", "ndcg_cut.5,10,30",
+    "recip_rank", "Rprec", "bpref", "gm_map", "success.1,5,10", "set_P", "set_recall",
+    "set_F",
+]
+BOGUS_DOCNO = "ceci_nest_pas_un_docno"  # trec_eval -c's document for a missing query
+
+
+def _pytrec_eval():
+    return pytest.importorskip("pytrec_eval")
+
+
+# =========================================================================== readers
+
+
+def _rows(table) -> set:
+    values = table.rel if isinstance(table, Qrels) else table.score
+    return set(zip(table.qid.tolist(), table.docno.tolist(), values.tolist(), strict=True))
+
+
+QRELS_TEXT = (
+    "# judged by assessor 7\n"
+    "\n"
+    "007\t0\tdoc-1.a\t2\n"
+    "007  0   doc-2\t\t0\n"
+    "  q2 0 文档 1  \n"
+    "q2 Q0 doc#3 -1\n"
+    "   # an indented comment\n"
+    " \t \n"
+    "7 0 d1 3\n"
+)
+QRELS_ROWS = {
+    ("007", "doc-1.a", 2.0),
+    ("007", "doc-2", 0.0),
+    ("q2", "文档", 1.0),
+    ("q2", "doc#3", -1.0),
+    ("7", "d1", 3.0),
+}
+RUN_TEXT = (
+    "# produced by my-run\n"
+    "007 Q0 doc-1.a 1 1.5 my-run\n"
+    "007\tQ0\tdoc-9\t7\t-2\tmy-run\n"
+    "\n"
+    "q2  Q0  文档  1  0.25  my-run\n"
+    "7 Q0 d1 3 1e-3 my-run\n"
+    "7 Q0 D1 3 3 my-run\n"
+)
+RUN_ROWS = {
+    ("007", "doc-1.a", 1.5),
+    ("007", "doc-9", -2.0),
+    ("q2", "文档", 0.25),
+    ("7", "d1", 1e-3),
+    ("7", "D1", 3.0),
+}
+
+
+def _write(path, text: str, compressed: bool = False):
+    if compressed:
+        with gzip.open(path, "wt", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gzip"])
+def test_read_qrels_round_trip(tmp_path, compressed):
+    path = _write(tmp_path / "qrels.txt", QRELS_TEXT, compressed)
+    qrels = read_qrels(path)
+    assert isinstance(qrels, Qrels)
+    assert len(qrels) == 5
+    assert _rows(qrels) == QRELS_ROWS  # "007" stays "007"; "#", "." and non-ASCII kept
+    assert qrels.qid.dtype.kind == "U" and qrels.docno.dtype.kind == "U"
+    assert _rows(read_qrels(str(path))) == QRELS_ROWS
+
+
+@pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gzip"])
+def test_read_run_round_trip(tmp_path, compressed):
+    path = _write(tmp_path / "run.txt", RUN_TEXT, compressed)
+    run = read_run(path)
+    assert isinstance(run, Run)
+    assert run.name == "my-run"
+    assert _rows(run) == RUN_ROWS  # "d1" and "D1" are different documents
+    assert _rows(read_run(str(path))) == RUN_ROWS
+
+
+def test_readers_accept_buffers_and_crlf(tmp_path):
+    assert _rows(read_qrels(io.StringIO(QRELS_TEXT))) == QRELS_ROWS
+    assert _rows(read_qrels(io.BytesIO(QRELS_TEXT.encode()))) == QRELS_ROWS
+    assert _rows(read_run(io.StringIO(RUN_TEXT))) == RUN_ROWS
+    with open(_write(tmp_path / "run.txt", RUN_TEXT), "rb") as f:
+        assert _rows(read_run(f)) == RUN_ROWS
+    crlf = read_qrels(io.BytesIO(b"q1 0 d1 1\r\nq1 0 d2 0\r\n"))
+    assert _rows(crlf) == {("q1", "d1", 1.0), ("q1", "d2", 0.0)}
+    gz = tmp_path / "qrels.gz"
+    gz.write_bytes(gzip.compress(QRELS_TEXT.encode()))
+    with open(gz, "rb") as f:
+        assert _rows(read_qrels(f)) == QRELS_ROWS
+
+
+def test_from_dict():
+    qrels = Qrels.from_dict({"007": {"doc-1.a": 2, "文档": 0}, 7: {"d1": 1}})
+    assert _rows(qrels) == {("007", "doc-1.a", 2.0), ("007", "文档", 0.0), ("7", "d1", 1.0)}
+    run = Run.from_dict({"007": {"doc-1.a": 0.5}, "q2": {"d1": -1, "d2": 3}}, name="bm25")
+    assert run.name == "bm25"
+    assert _rows(run) == {("007", "doc-1.a", 0.5), ("q2", "d1", -1.0), ("q2", "d2", 3.0)}
+    assert Run.from_dict({"q": {"d": 1.0}}).name == "run"
+    assert repr(qrels) == "Qrels(3 judgments, 2 queries, 2 with level > 0)"
+    assert repr(run) == "Run('bm25', 3 documents, 2 queries)"
+
+
+@pytest.mark.parametrize("reader, text, compressed",
+                         [(read_qrels, QRELS_TEXT, False), (read_run, RUN_TEXT, True)])
+def test_progress_callback(tmp_path, reader, text, compressed):
+    path = _write(tmp_path / "input.txt", text, compressed)
+    calls = []
+    reader(path, progress=lambda *args: calls.append(args))
+    size = path.stat().st_size  # bytes of the file as stored (compressed)
+    assert calls
+    assert calls[-1] == (str(path), size, size)
+    assert all(c[0] == str(path) and 0 < c[1] <= size for c in calls)
+
+
+def _raises(reader, tmp_path, text, message, name="input.txt"):
+    path = _write(tmp_path / name, text)
+    with pytest.raises(ValueError, match=re.escape(f"{path}: {message}")):
+        reader(path)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("q1 0 d1 1\nq1 0 d2\n", "line 2: expected 4 fields (qid iter docno rel), got 3."),
+        # comment and blank lines count in the line numbers
+        ("# header\n\nq1 0 d1 1\n  # note\n\t\nq1 0 d2 1 extra\n",
+         "line 6: expected 4 fields (qid iter docno rel), got 5."),
+        ("q1 0 d1 1\n\n\nq1\n", "line 4: expected 4 fields (qid iter docno rel), got 1."),
+        ("q1 0 d1 1\n# c\nq1 0 d2 high\n",
+         "line 3: relevance level 'high' is not a finite number."),
+        ("q1 0 d1 nan\n", "line 1: relevance level 'nan' is not a finite number."),
+        ("\nq1 0 d1 1e999\n", "line 2: relevance level '1e999' is not a finite number."),
+        ("q1 0 d1 1\n# c\nq1 0 d2 0\n\nq1 0 d1 0\n",
+         "document 'd1' appears twice for query 'q1' (lines 1 and 5); each qrels file lists "
+         "a document once per query."),
+    ],
+)
+def test_read_qrels_errors(tmp_path, text, message):
+    _raises(read_qrels, tmp_path, text, message, "judgments.qrels")
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("q1 Q0 d1 1 0.5\n", "line 1: expected 6 fields (qid Q0 docno rank score tag), got 5."),
+        ("# run\n\n# more\nq1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 0.4 t extra\n",
+         "line 5: expected 6 fields (qid Q0 docno rank score tag), got 7."),
+        ("q1 Q0 d1 1 0.5 t\n\nq1 Q0 d2 2 abc t\n", "line 3: score 'abc' is not a finite number."),
+        ("# c\nq1 Q0 d1 1 nan t\n", "line 2: score 'nan' is not a finite number."),
+        ("q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 inf t\n", "line 2: score 'inf' is not a finite number."),
+        ("q1 Q0 d1 1 -inf t\n", "line 1: score '-inf' is not a finite number."),
+        ("q1 Q0 d1 1 0.5 t\nq2 Q0 d1 1 0.5 t\n# c\nq1 Q0 d1 3 0.1 t\n",
+         "document 'd1' appears twice for query 'q1' (lines 1 and 4); each run lists a "
+         "document once per query."),
+        ("", "the run has no lines."),
+        ("# nothing but comments\n\n  \n", "the run has no lines."),
+    ],
+)
+def test_read_run_errors(tmp_path, text, message):
+    _raises(read_run, tmp_path, text, message, "system.run")
+
+
+def test_error_names_a_buffer():
+    with pytest.raises(ValueError, match=re.escape("<buffer>: line 1: expected 6 fields")):
+        read_run(io.StringIO("q1 Q0 d1 1 0.5\n"))
+
+
+def test_same_document_in_two_queries_is_fine():
+    qrels = read_qrels(io.StringIO("q1 0 d1 1\nq2 0 d1 0\n"))
+    assert _rows(qrels) == {("q1", "d1", 1.0), ("q2", "d1", 0.0)}
+
+
+@pytest.mark.parametrize("text", ["", "# only a comment\n\n"])
+def test_read_qrels_without_judgments(tmp_path, text):
+    path = _write(tmp_path / "empty.qrels", text)
+    try:
+        qrels = read_qrels(path)
+    except ValueError as error:
+        assert str(path) in str(error)
+    else:
+        assert len(qrels) == 0
+
+
+# =========================================================================== parity
+
+_PREFIXES = ("d", "D", "doc-", "é", "文档")
+WIDE_QID = "zz_longest_query_id_of_all"
+WIDE_DOCNO = "zz-longest-document-id-文档"
+
+
+def _collection(seed, n_queries, *, graded=True, negative=True, unjudged=True, spread=8,
+                aligned=True):
+    """Generated ``(qrels, run)`` dicts in pytrec_eval's layout.
+
+    Scores are integers / 64 (exact in float32) drawn from ``spread`` values,
+    so small spreads give many ties, broken by docno; docnos mix prefixes and
+    numbers ("d9" > "d10") and non-ASCII ids. Besides random queries there are
+    queries only in the run, only in the qrels (with and without relevant or
+    judged documents), without relevant documents, and retrieving only
+    unjudged documents.
+
+    ``aligned`` adds a query to both sides whose id and document id are the
+    longest of the collection (in UTF-8 bytes), so the qrels and the run hold
+    ids of the same widths; ``aligned=False`` keeps the natural widths, which
+    differ (a regression once: ids were hashed with their padding).
+    """
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    qids = [f"q{i}" for i in range(n_queries - 2)] + ["007", "7"]
+    for qid in qids:
+        n = int(rng.integers(3, 25))
+        numbers = rng.choice(300, size=n, replace=False)
+        docs = [f"{_PREFIXES[int(rng.integers(len(_PREFIXES)))]}{j}" for j in numbers]
+        if graded:
+            levels = rng.choice(4, size=n, p=[0.5, 0.2, 0.18, 0.12])
+        else:
+            levels = rng.choice(2, size=n, p=[0.65, 0.35])
+        judged = rng.random(n) < (0.75 if unjudged else 1.0)
+        if negative:
+            levels = np.where(rng.random(n) < 0.12, -1, levels)
+        retrieved = rng.random(n) < 0.8
+        if not unjudged:
+            retrieved &= judged
+        retrieved[int(np.argmax(judged))] = True  # a judged document, if any, retrieved
+        scores = rng.integers(-spread // 2, spread // 2 + 1, size=n) / 64
+        if judged.any():
+            qrels[qid] = {d: int(v) for d, v, j in zip(docs, levels, judged, strict=True) if j}
+        run[qid] = {d: float(s) for d, s, r in zip(docs, scores, retrieved, strict=True) if r}
+    run["run_only_a"] = {"d1": 1.0, "d2": 0.5}
+    run["run_only_b"] = {"x": 0.0}
+    qrels["qrels_only_rel"] = {"d1": 1, "d2": 0, "d3": 2 if graded else 1}
+    qrels["qrels_only_nonrel"] = {"d1": 0}
+    qrels["no_rel"] = {"d1": 0, "d2": 0, "d3": 0}
+    run["no_rel"] = {"d1": 0.5, "d2": 0.5, "d4": 0.25}
+    qrels["unjudged_ret"] = {"d1": 1, "d2": 0}
+    run["unjudged_ret"] = {"x1": 0.5, "x2": 0.5, "x3": 0.0}
+    if negative:
+        qrels["qrels_only_neg"] = {"d1": -1}
+        qrels["neg_only"] = {"d1": -1, "d2": -1}
+        run["neg_only"] = {"d1": 0.5, "d2": 0.75, "d3": 0.75}
+    if aligned:
+        qrels[WIDE_QID] = {WIDE_DOCNO: 1, "d1": 0}
+        run[WIDE_QID] = {WIDE_DOCNO: 0.5, "d1": 0.5}
+    return qrels, run
+
+
+CONFIGS = {
+    "graded": dict(seed=0, n_queries=40, spread=8),
+    "binary": dict(seed=1, n_queries=30, graded=False, spread=6),
+    "few_ties": dict(seed=2, n_queries=25, spread=4096),
+    "all_judged": dict(seed=3, n_queries=30, negative=False, unjudged=False, spread=10),
+    "heavy_ties": dict(seed=4, n_queries=60, spread=2),
+}
+OPTIONS = [
+    dict(relevance_level=1, judged_only=False),
+    dict(relevance_level=2, judged_only=False),
+    dict(relevance_level=1, judged_only=True),
+    dict(relevance_level=2, judged_only=True),
+    dict(relevance_level=3, judged_only=False),
+]
+OPTION_IDS = ["l1", "l2", "l1-J", "l2-J", "l3"]
+
+
+def _pytrec(qrels, run, relevance_level=1, judged_only=False, measures=MEASURES):
+    pytrec_eval = _pytrec_eval()
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        qrels, set(measures), relevance_level=relevance_level,
+        judged_docs_only_flag=judged_only)
+    return evaluator.evaluate(run)
+
+
+def _assert_matches_trec_eval(ev, expected):
+    """Per query (aligned by qid) and means, every measure pytrec_eval returned."""
+    pytrec_eval = _pytrec_eval()
+    qids = sorted(expected)
+    assert ev.qids.tolist() == qids
+    for key in sorted(expected[qids[0]]):
+        theirs = np.array([expected[q][key] for q in qids])
+        ours = ev.per_query[key]
+        mean = pytrec_eval.compute_aggregated_measure(key, theirs.tolist())
+        if key == "gm_map":  # trec_eval's per-query value is log(max(AP, 1e-5))
+            np.testing.assert_allclose(np.maximum(ours, 1e-5), np.exp(theirs), rtol=1e-9,
+                                       err_msg=key)
+            assert ev.mean[key] == pytest.approx(mean, rel=1e-9), key
+        else:
+            np.testing.assert_allclose(ours, theirs, rtol=0, atol=ATOL, err_msg=key)
+            assert ev.mean[key] == pytest.approx(mean, abs=ATOL), key
+
+
+def _has_decisive_ties(qrels, run) -> bool:
+    """Some query has tied documents of different relevance."""
+    for qid, docs in run.items():
+        by_score = {}
+        for d, s in docs.items():
+            by_score.setdefault(s, set()).add(qrels.get(qid, {}).get(d, 0) >= 1)
+        if any(len(flags) > 1 for flags in by_score.values()):
+            return True
+    return False
+
+
+PARITY_CASES = [  # binary labels have no level >= 2
+    pytest.param(config, options, id=f"{config}-{option_id}")
+    for config in CONFIGS
+    for options, option_id in zip(OPTIONS, OPTION_IDS, strict=True)
+    if not (config == "binary" and options["relevance_level"] > 1)
+]
+
+
+@pytest.mark.parametrize("config, options", PARITY_CASES)
+def test_parity_with_trec_eval(config, options):
+    qrels, run = _collection(**CONFIGS[config])
+    expected = _pytrec(qrels, run, **options)
+    # queries only in the run, or only in the qrels, are skipped
+    assert set(expected) == set(qrels) & set(run)
+    ev = evaluate_run(qrels, run, MEASURES, **options)
+    _assert_matches_trec_eval(ev, expected)
+    assert ev.n_queries == len(expected)
+    num_rel = _pytrec(qrels, run, measures=["num_rel"], **options)
+    assert ev.n_empty["map"] == sum(v["num_rel"] == 0 for v in num_rel.values())
+
+
+def test_generated_collections_exercise_the_rules():
+    """The generated data has what the parity tests claim to cover."""
+    for config in CONFIGS.values():
+        qrels, run = _collection(**config)
+        assert 20 <= len(set(qrels) & set(run)) <= 64
+        assert set(run) - set(qrels) and set(qrels) - set(run)
+        pairs = [(q, d) for q in run for d in run[q]]
+        assert any(d not in qrels.get(q, {}) for q, d in pairs) or not config.get(
+            "unjudged", True)
+        missed = [(q, d) for q in qrels for d, v in qrels[q].items()
+                  if v >= 1 and d not in run.get(q, {})]
+        assert missed
+        if config.get("spread", 8) < 100:
+            assert _has_decisive_ties(qrels, run)
+        if config.get("negative", True):
+            assert any(v < 0 for docs in qrels.values() for v in docs.values())
+
+
+@pytest.mark.parametrize("config, options", [
+    case for case in PARITY_CASES
+    if case.values[0] in ("graded", "binary", "all_judged") and case.values[1] in OPTIONS[:3]])
+def test_complete_matches_trec_eval_c(config, options):
+    """complete=True is trec_eval -c: a judged query missing from the run scores
+    0 in every measure (log(1e-5) for gm_map), and means are over all judged
+    queries."""
+    qrels, run = _collection(**CONFIGS[config])
+    missing = sorted(set(qrels) - set(run))
+    assert len(missing) >= 2
+    # trec_eval -c evaluates a missing query on a one-document bogus ranking
+    c_run = {**run, **{q: {BOGUS_DOCNO: 1.0} for q in missing}}
+    expected = _pytrec(qrels, c_run, **options)
+    assert set(expected) == set(qrels)
+    for q in missing:
+        for key, value in expected[q].items():
+            assert value == (math.log(1e-5) if key == "gm_map" else 0.0), (q, key)
+    ev = evaluate_run(qrels, run, MEASURES, complete=True, **options)
+    _assert_matches_trec_eval(ev, expected)
+    # the means are over every judged query, with the missing ones at 0
+    plain = evaluate_run(qrels, run, MEASURES, **options)
+    n, m = len(qrels), len(set(qrels) & set(run))
+    assert ev.mean["map"] == pytest.approx(plain.mean["map"] * m / n, abs=ATOL)
+    gm = math.exp((m * math.log(plain.mean["gm_map"]) + (n - m) * math.log(1e-5)) / n)
+    assert ev.mean["gm_map"] == pytest.approx(gm, rel=1e-9)
+
+
+def test_ties_are_broken_by_docno_descending():
+    """trec_eval orders tied documents by decreasing docno (strcmp): renaming
+    documents changes the result."""
+    cases = [  # (relevant doc, non-relevant doc, expected reciprocal rank)
+        ("a", "b", 0.5),   # "b" > "a": the non-relevant document first
+        ("c", "b", 1.0),   # the same ranking with the relevant document renamed
+        ("d10", "d9", 0.5),  # bytes, not numbers: "d9" > "d10"
+        ("D9", "d9", 0.5),   # ASCII: "d9" > "D9"
+        ("é", "z", 1.0),   # UTF-8 bytes: "é" (0xC3 0xA9) > "z"
+    ]
+    qrels = {f"t{i}": {rel: 1, non: 0, "zz-low": 0} for i, (rel, non, _) in enumerate(cases)}
+    run = {f"t{i}": {rel: 0.5, non: 0.5, "zz-low": 0.25}
+           for i, (rel, non, _) in enumerate(cases)}
+    expected = np.array([rr for *_, rr in cases])
+    ev = evaluate_run(qrels, run, ["recip_rank", "map", "P.1"])
+    np.testing.assert_array_equal(ev.per_query["recip_rank"], expected)
+    np.testing.assert_array_equal(ev.per_query["P_1"], expected == 1.0)
+    _assert_matches_trec_eval(ev, _pytrec(qrels, run, measures=["recip_rank", "map", "P.1"]))
+
+
+def test_design_measured_values():
+    """DESIGN.md §7: NDCG@6 of labels [3, 2, 3, 0, 1, 2] ranked in that order is
+    0.960808 in trec_eval; y_true [1, 0, 0, 0] with scores [1, 1, 1, 0] gives
+    0.5 or 1.0 depending on the document names."""
+    labels = [3, 2, 3, 0, 1, 2]
+    qrels = {"q": {f"d{i}": v for i, v in enumerate(labels)}}
+    run = {"q": {f"d{i}": 6.0 - i for i in range(6)}}
+    ev = evaluate_run(qrels, run, ["ndcg_cut.6", "ndcg"])
+    assert ev.mean["ndcg_cut.6"] == pytest.approx(0.960808, abs=1e-6)
+    _assert_matches_trec_eval(ev, _pytrec(qrels, run, measures=["ndcg_cut.6", "ndcg"]))
+    for relevant, expected in (("d1", 0.5), ("d3", 1.0)):
+        qrels = {"q": {"d1": 0, "d2": 0, "d3": 0, "d4": 0, relevant: 1}}
+        run = {"q": {"d1": 1.0, "d2": 1.0, "d3": 1.0, "d4": 0.0}}
+        ev = evaluate_run(qrels, run, ["ndcg"])
+        assert ev.per_query["ndcg"][0] == pytest.approx(expected)
+        _assert_matches_trec_eval(ev, _pytrec(qrels, run, measures=["ndcg"]))
+
+
+def test_renaming_documents_changes_tied_rankings_like_trec_eval():
+    qrels, run = _collection(**CONFIGS["heavy_ties"])
+    docs = sorted({d for q in run.values() for d in q} | {d for q in qrels.values() for d in q},
+                  key=str.encode)
+    # reverses the docno order of every pair of documents, hence every tie order
+    rename = {d: f"r{len(docs) - i:04d}" for i, d in enumerate(docs)}
+    qrels2 = {q: {rename[d]: v for d, v in j.items()} for q, j in qrels.items()}
+    run2 = {q: {rename[d]: s for d, s in r.items()} for q, r in run.items()}
+    before = evaluate_run(qrels, run, MEASURES)
+    after = evaluate_run(qrels2, run2, MEASURES)
+    _assert_matches_trec_eval(after, _pytrec(qrels2, run2))
+    changed = [k for k in ("recip_rank", "map", "P_5", "ndcg")
+               if not np.allclose(before.per_query[k], after.per_query[k])]
+    assert changed == ["recip_rank", "map", "P_5", "ndcg"]
+
+
+def _write_qrels(path, qrels, rng):
+    lines = [f"{q} 0 {d} {v}\n" for q, docs in qrels.items() for d, v in docs.items()]
+    rng.shuffle(lines)
+    path.write_text("# qrels\n" + "".join(lines), encoding="utf-8")
+
+
+def _write_run(path, run, rng, tag="tag1"):
+    # queries interleaved, lines out of score order, a meaningless rank column
+    lines = [f"{q}\tQ0\t{d}\t{int(rng.integers(1, 9))}\t{s!r}\t{tag}\n"
+             for q, docs in run.items() for d, s in docs.items()]
+    rng.shuffle(lines)
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        f.write("".join(lines))
+
+
+def test_files_and_dicts_give_identical_results(tmp_path):
+    qrels, run = _collection(**CONFIGS["graded"])
+    rng = np.random.default_rng(7)
+    qrels_path, run_path = tmp_path / "test.qrels", tmp_path / "system.run.gz"
+    _write_qrels(qrels_path, qrels, rng)
+    _write_run(run_path, run, rng)
+    assert read_run(run_path).name == "tag1"
+    reference = evaluate_run(qrels, run, MEASURES)
+    with open(qrels_path, "rb") as qf, open(run_path, "rb") as rf:
+        from_buffers = evaluate_run(qf, rf, MEASURES)
+    for ev in (evaluate_run(qrels_path, run_path, MEASURES),
+               evaluate_run(str(qrels_path), str(run_path), MEASURES),
+               evaluate_run(read_qrels(qrels_path), read_run(run_path), MEASURES),
+               evaluate_run(Qrels.from_dict(qrels), Run.from_dict(run), MEASURES),
+               from_buffers):
+        assert ev == reference
+        assert dict(ev.mean) == dict(reference.mean)
+    _assert_matches_trec_eval(reference, _pytrec(qrels, run))
+
+
+def test_ids_of_different_widths(tmp_path):
+    """trec_eval matches ids as strings, whatever the other ids' lengths."""
+    qrels = {"q1": {"a": 1, "longdocname": 0}, "a-longer-query-id": {"b": 1}}
+    run = {"q1": {"a": 1.0, "c": 0.5}}
+    expected = _pytrec(qrels, run, measures=["map", "P.1", "ndcg"])
+    assert expected == {"q1": {"map": 1.0, "P_1": 1.0, "ndcg": 1.0}}
+    qrels_path, run_path = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels_path.write_text("q1 0 a 1\nq1 0 longdocname 0\n")
+    run_path.write_text("q1 Q0 a 1 1.0 t\nq1 Q0 c 2 0.5 t\n")
+    for ev in (evaluate_run(qrels, run, ["map", "P.1", "ndcg"]),
+               evaluate_run(qrels_path, run_path, ["map", "P.1", "ndcg"])):
+        _assert_matches_trec_eval(ev, expected)
+
+
+@pytest.mark.parametrize("config", ["graded", "binary"])
+def test_parity_with_trec_eval_natural_widths(config):
+    qrels, run = _collection(**CONFIGS[config], aligned=False)
+    _assert_matches_trec_eval(evaluate_run(qrels, run, MEASURES), _pytrec(qrels, run))
+
+
+@pytest.mark.parametrize("case", ["complete", "judged_only"])
+def test_nothing_left_to_rank(case):
+    """trec_eval -c scores judged queries absent from the run 0; -J can leave a
+    query without documents, which then scores 0 (pytrec_eval agrees)."""
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 2}}
+    if case == "complete":
+        run = {"q9": {"a": 1.0}}
+        expected = _pytrec(qrels, {q: {BOGUS_DOCNO: 1.0} for q in qrels})
+        ev = evaluate_run(qrels, run, MEASURES, complete=True)
+    else:
+        run = {"q1": {"x": 1.0}, "q2": {"y": 0.5, "z": 0.5}}
+        expected = _pytrec(qrels, run, judged_only=True)
+        ev = evaluate_run(qrels, run, MEASURES, judged_only=True)
+    assert all(v == (math.log(1e-5) if k == "gm_map" else 0.0)
+               for scores in expected.values() for k, v in scores.items())
+    _assert_matches_trec_eval(ev, expected)
+
+
+def test_no_query_in_common():
+    """trec_eval stops with "No queries with both results and relevance info"."""
+    with pytest.raises(ValueError):
+        evaluate_run({"q1": {"a": 1}}, {"q2": {"a": 1.0}}, ["map"])
+
+
+def test_non_ascii_query_ids():
+    qrels = {"テーマ": {"é": 1, "z": 0}, "q": {"a": 1}}
+    run = {"テーマ": {"é": 1.0, "z": 1.0}, "q": {"b": 1.0, "a": 0.5}}
+    ev = evaluate_run(qrels, run, ["recip_rank", "map"])
+    assert ev.qids.tolist() == ["q", "テーマ"]
+    _assert_matches_trec_eval(ev, _pytrec(qrels, run, measures=["recip_rank", "map"]))
+
+
+# ================================================================ extra metrics
+
+
+def _trec_ranking(run_q: dict) -> list:
+    """trec_eval's order: decreasing score, ties by decreasing docno (bytes)."""
+    return sorted(run_q, key=lambda d: (run_q[d], d.encode()), reverse=True)
+
+
+def _level(qrels_q: dict, doc) -> float:
+    """The document's level, 0 when unjudged (not in the qrels, or negative)."""
+    return max(qrels_q.get(doc, 0), 0)
+
+
+def _ndcg_ref(qrels_q, run_q, k, gain, discount):
+    def g(level):
+        return 2.0**level - 1 if gain == "exponential" else float(level)
+
+    def d(r):  # r = 1, 2, ...
+        return 1 / math.log2(r + 1) if discount == "log2" else 1 / max(1.0, math.log2(r))
+
+    ranked = [_level(qrels_q, doc) for doc in _trec_ranking(run_q)][:k]
+    ideal = sorted((v for v in qrels_q.values() if v >= 0), reverse=True)[:k]
+    dcg = sum(g(v) * d(r) for r, v in enumerate(ranked, 1))
+    idcg = sum(g(v) * d(r) for r, v in enumerate(ideal, 1))
+    return dcg / idcg if idcg > 0 else 0.0
+
+
+def _err_ref(qrels_q, run_q, k, max_grade=4):
+    value, go_on = 0.0, 1.0
+    for r, doc in enumerate(_trec_ranking(run_q)[:k], 1):
+        stop = (2.0**_level(qrels_q, doc) - 1) / 2.0**max_grade
+        value += go_on * stop / r
+        go_on *= 1 - stop
+    return value
+
+
+def _rank_eff_ref(qrels_q, run_q, threshold=1):
+    """RankEff (Ahlgren & Grönqvist 2008): (1/R) sum over the retrieved relevant
+    documents of 1 - (judged non-relevant documents above) / N; unjudged
+    documents are skipped; R and N count every judged document of the query."""
+    n_rel = sum(v >= threshold for v in qrels_q.values())
+    n_nonrel = sum(0 <= v < threshold for v in qrels_q.values())
+    total, above = 0.0, 0
+    for doc in _trec_ranking(run_q):
+        level = qrels_q.get(doc, -1)
+        if level >= threshold:
+            total += 1 - above / n_nonrel
+        elif level >= 0:
+            above += 1
+    return total / n_rel
+
+
+EXTRA = ["ndcg(gain='exponential')@3", "err@3", "rank_eff", "ndcg(discount='classic')@3"]
+
+
+def test_extra_metrics_follow_trec_rules():
+    qrels = {
+        # d4 (level 2) is judged but not retrieved: it counts in the ideal DCG.
+        # d5 is in the pool but unjudged (-1), d6 and d7 are not in the qrels.
+        "q1": {"d1": 3, "d2": 0, "d3": 1, "d4": 2, "d5": -1, "d8": 0},
+        # every relevant document retrieved; g judged non-relevant, not retrieved
+        "q2": {"a": 2, "b": 1, "c": 0, "e": 0, "f": 1, "g": 0},
+    }
+    run = {
+        "q1": {"d7": 3.0, "d1": 2.0, "d2": 1.0, "d3": 1.0, "d6": 1.0, "d5": 0.5},
+        "q2": {"b": 0.75, "c": 0.75, "x": 0.75, "e": 0.5, "f": 0.5, "a": 0.25},
+    }
+    # trec_eval order: q1 d7 d1 d6 d3 d2 d5; q2 x c b f e a
+    assert _trec_ranking(run["q1"]) == ["d7", "d1", "d6", "d3", "d2", "d5"]
+    assert _trec_ranking(run["q2"]) == ["x", "c", "b", "f", "e", "a"]
+    ev = evaluate_run(qrels, run, EXTRA)
+    assert ev.qids.tolist() == ["q1", "q2"]
+    expected = {
+        EXTRA[0]: [_ndcg_ref(qrels[q], run[q], 3, "exponential", "log2") for q in ev.qids],
+        EXTRA[1]: [_err_ref(qrels[q], run[q], 3) for q in ev.qids],
+        # under evaluate_run's trec_eval convention an unspecified gain is linear
+        EXTRA[3]: [_ndcg_ref(qrels[q], run[q], 3, "linear", "classic") for q in ev.qids],
+    }
+    # the references, pinned: q1's ideal DCG@3 uses the unretrieved d4
+    assert expected[EXTRA[0]][0] == pytest.approx(
+        (7 / math.log2(3)) / (7 + 3 / math.log2(3) + 1 / 2))
+    assert expected[EXTRA[1]][0] == pytest.approx(7 / 16 / 2)
+    assert expected[EXTRA[3]][0] == pytest.approx(3 / (3 + 2 + 1 / math.log2(3)))
+    for key, values in expected.items():
+        np.testing.assert_allclose(ev.per_query[key], values, rtol=1e-12, err_msg=key)
+    # RankEff on q2: the unjudged x is not a non-relevant document above b and f
+    assert _rank_eff_ref(qrels["q2"], run["q2"]) == pytest.approx(
+        ((1 - 1 / 3) + (1 - 1 / 3) + (1 - 2 / 3)) / 3)
+    assert ev.per_query["rank_eff"][1] == pytest.approx(_rank_eff_ref(qrels["q2"], run["q2"]))
+
+
+def test_rank_eff_counts_only_retrieved_relevant_documents():
+    qrels = {"q1": {"d1": 3, "d2": 0, "d3": 1, "d4": 2, "d5": -1, "d8": 0},
+             "q2": {"a": 1, "b": 0}}
+    run = {"q1": {"d7": 3.0, "d1": 2.0, "d2": 1.0, "d3": 1.0, "d6": 1.0, "d5": 0.5},
+           "q2": {"x": 1.0}}  # nothing judged retrieved
+    expected = [_rank_eff_ref(qrels[q], run[q]) for q in ("q1", "q2")]
+    assert expected == pytest.approx([2 / 3, 0.0])  # d1, d3 retrieved above d2; d4 missed
+    ev = evaluate_run(qrels, run, ["rank_eff"])
+    np.testing.assert_allclose(ev.per_query["rank_eff"], expected, rtol=1e-12)
+    # retrieving the missed relevant d4, even last, must not lower the score
+    more = {**run, "q1": {**run["q1"], "d4": 0.0}}
+    assert (evaluate_run(qrels, more, ["rank_eff"]).per_query["rank_eff"][0]
+            >= ev.per_query["rank_eff"][0])
