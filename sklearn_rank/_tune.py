@@ -130,9 +130,12 @@ def search(X, y, qid, *, k=10, metric="ndcg", folds=5, test_size=0.2, n_estimato
            n_jobs=1, seed=0, progress=None):
     """The tuning job without printing.
 
-    Returns ``(search, evaluation, train, test)``: the fitted ``GridSearchCV``,
-    the best model's per-query :class:`~sklearn_rank.metrics.Evaluation` on the
-    held-out queries, and the train / held-out row indices.
+    Returns ``(search, evaluation, train, test, default)``: the fitted
+    ``GridSearchCV``, the best model's per-query
+    :class:`~sklearn_rank.metrics.Evaluation` on the held-out queries, the
+    train / held-out row indices, and the held-out evaluation of a ranker with
+    LightGBM's default parameters (the same number of trees), trained on the
+    same rows.
     """
     import sklearn
     from lightgbm import LGBMRanker
@@ -157,7 +160,20 @@ def search(X, y, qid, *, k=10, metric="ndcg", folds=5, test_size=0.2, n_estimato
     with sklearn.config_context(enable_metadata_routing=True):
         grid.fit(X[train], y[train], qid=qid[train])
     ev = evaluate(y[test], grid.predict(X[test]), qid=qid[test], metrics=names)
-    return grid, ev, train, test
+    default = ranker.fit(X[train], y[train], qid=qid[train])
+    default_ev = evaluate(y[test], default.predict(X[test]), qid=qid[test], metrics=names)
+    return grid, ev, train, test, default_ev
+
+
+def _significance(best, default, metric, seed) -> str:
+    """The best candidate against LightGBM's defaults on the held-out queries."""
+    from .stats import compare
+
+    report = compare({"default parameters": default, "the best candidate": best},
+                     metrics=[metric], correction=None, random_state=seed)
+    c = report.comparisons[0]
+    return (f"significance on the held-out queries: {c.sentence(None)} "
+            f"(paired randomization test, {c.n_queries} queries; 95% bootstrap interval)")
 
 
 def run(args) -> int:
@@ -176,7 +192,7 @@ def run(args) -> int:
     print(f"GridSearchCV over {len(ParameterGrid(GRID))} candidates x {args.folds} folds "
           f"(QueryKFold), refit on {refit}; {args.test_size:.0%} of rows held out as whole "
           "queries")
-    grid, ev, train, test = search(
+    grid, ev, train, test, default_ev = search(
         X, y, qid, k=args.k, metric=args.metric, folds=args.folds, test_size=args.test_size,
         n_estimators=args.n_estimators, n_jobs=args.n_jobs, seed=args.seed,
         progress=sys.stderr)
@@ -188,5 +204,6 @@ def run(args) -> int:
     print(f"\nbest model on {ev.n_queries} held-out queries ({test.shape[0]} rows), per-query "
           f"NDCG@{args.k}; {ev.n_empty[refit]} queries without relevant documents score 0:")
     print(_summary(ev, names))
+    print("\n" + _significance(ev, default_ev, refit, args.seed))
     print(f"\ndone in {time.perf_counter() - t0:.1f} s")
     return 0

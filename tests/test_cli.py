@@ -46,7 +46,7 @@ def _means(text, name):
 def test_tune_prints_the_numbers_of_the_search():
     out = _run(*TUNE).stdout
     X, y, qid = make_ranking(n_queries=60, random_state=0)
-    grid, ev, train, test = _tune.search(X, y, qid, k=5, folds=2, n_estimators=8)
+    grid, ev, train, test, default = _tune.search(X, y, qid, k=5, folds=2, n_estimators=8)
     # the best parameters and the cross-validated table
     best = {k.removeprefix("estimator__"): v for k, v in grid.best_params_.items()}
     assert f"best parameters by ndcg@5: {best}" in out
@@ -64,6 +64,12 @@ def test_tune_prints_the_numbers_of_the_search():
         assert ev.per_query[name] == pytest.approx(per_query, abs=1e-12)
     # no held-out query was seen in tuning
     assert not set(qid[train]) & set(qid[test])
+    # the closing significance line: best vs LightGBM's defaults, per held-out query
+    d = ev.per_query["ndcg@5"] - default.per_query["ndcg@5"]
+    line = next(ln for ln in out.splitlines() if ln.startswith("significance"))
+    verb = "beats" if d.mean() > 0 else "trails" if d.mean() < 0 else "ties"
+    assert f"the best candidate {verb} default parameters on ndcg@5 by {d.mean():+.4f}" in line
+    assert f"{int((d > 1e-12).sum())} wins / {int((d < -1e-12).sum())} losses" in line
 
 
 def test_tune_shows_progress_on_stderr():
@@ -182,3 +188,95 @@ def test_evaluate_bad_input_exits_2_with_one_line(tmp_path, args, message):
     assert message in proc.stderr
     if args[-1] != qrels:  # our own errors are one line
         assert len(proc.stderr.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------- compare and plots
+
+
+def _more_queries(tmp_path, n_queries=30, seed=0):
+    """A qrels file and two runs over n_queries queries (the second clearly better)."""
+    rng = np.random.default_rng(seed)
+    qrels, good, bad = [], [], []
+    for q in range(n_queries):
+        labels = rng.integers(0, 3, 15)
+        for d, rel in enumerate(labels):
+            qrels.append(f"q{q} 0 d{d} {rel}")
+        for run, noise, tag in ((good, 0.5, "good"), (bad, 3.0, "bad")):
+            scores = labels + rng.normal(0, noise, 15)
+            for d in np.argsort(-scores):
+                run.append(f"q{q} Q0 d{d} 0 {scores[d]:.4f} {tag}")
+    paths = []
+    for name, lines in (("qrels.txt", qrels), ("bad.run", bad), ("good.run", good)):
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+        paths.append(str(tmp_path / name))
+    return paths
+
+
+def test_compare_prints_the_report(tmp_path):
+    from sklearn_rank.stats import compare
+    from sklearn_rank.trec import evaluate_run
+
+    qrels, bad, good = _more_queries(tmp_path)
+    out = _run("compare", qrels, bad, good, "-m", "ndcg_cut.5", "-m", "map",
+               "--resamples", "2000").stdout
+    evs = {"bad": evaluate_run(qrels, bad, ["ndcg_cut.5", "map"]),
+           "good": evaluate_run(qrels, good, ["ndcg_cut.5", "map"])}
+    report = compare(evs, n_resamples=2000, random_state=0, missing="zero")
+    c = report.comparisons[0]
+    assert f"good beats bad on ndcg_cut_5 by {c.difference:+.4f}" in out
+    assert f"{c.wins} wins / {c.losses} losses" in out
+    assert "ndcg_cut_5" in out.splitlines()[2] and " *" in out  # clearly significant
+    md = _run("compare", qrels, bad, good, "-m", "map", "--format", "markdown",
+              "--baseline", "good", "--resamples", "500").stdout
+    assert md.startswith("| metric | system | mean | Δ vs good |")
+    latex = _run("compare", qrels, bad, good, "-m", "P.5", "--format", "latex",
+                 "--test", "ttest", "--correction", "none").stdout
+    assert r"\begin{tabular}" in latex and "P\\_5" in latex
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--baseline", "nope"], "--baseline 'nope' is none of the runs: bad, good"),
+    (["-m", "zz"], "Unknown metric 'zz'"),
+])
+def test_compare_bad_input_exits_2(tmp_path, args, message):
+    qrels, bad, good = _more_queries(tmp_path, n_queries=5)
+    proc = _run("compare", qrels, bad, good, *args, check=False)
+    assert proc.returncode == 2 and message in proc.stderr
+    one = _run("compare", qrels, bad, check=False)
+    assert one.returncode == 2 and "at least two runs" in one.stderr
+
+
+def _png_size(path):
+    from PIL import Image
+
+    with Image.open(path) as image:
+        image.verify()
+    with Image.open(path) as image:
+        return image.format, image.size
+
+
+def test_plots_are_written(tmp_path):
+    qrels, bad, good = _more_queries(tmp_path, n_queries=10)
+    evaluate_png, compare_png = tmp_path / "evaluate.png", tmp_path / "compare.png"
+    _run("evaluate", qrels, bad, good, "-m", "ndcg_cut.10", "-m", "P.5", "--plot",
+         str(evaluate_png))
+    proc = _run("compare", qrels, bad, good, "-m", "ndcg_cut.10", "--plot", str(compare_png),
+                "--resamples", "200")
+    assert f"plot written to {compare_png}" in proc.stderr
+    fmt, (width, height) = _png_size(evaluate_png)
+    assert fmt == "PNG" and evaluate_png.stat().st_size > 0
+    assert (width, height) == (1000, 380)  # two metric@k panels side by side
+    fmt, (width, height) = _png_size(compare_png)
+    assert fmt == "PNG" and (width, height) == (500, 760)  # curves over differences
+
+
+def test_plot_without_matplotlib_is_a_clear_error(tmp_path, monkeypatch, capsys):
+    import sys
+
+    from sklearn_rank._cli import main
+
+    qrels, bad, _ = _more_queries(tmp_path, n_queries=3)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails
+    code = main(["evaluate", qrels, bad, "-m", "P.5", "--plot", str(tmp_path / "x.png")])
+    assert code == 2
+    assert "--plot needs matplotlib: pip install 'sklearn-rank[plot]'" in capsys.readouterr().err
