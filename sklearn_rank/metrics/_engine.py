@@ -728,10 +728,10 @@ def _widths(lengths: np.ndarray) -> np.ndarray:
 
     Lengths are rounded up to the next of 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14,
     16, 20, ... (four widths per power of two), which wastes at most a quarter
-    of a block on padding while keeping the number of blocks small.
+    of a block on padding while keeping the number of blocks small. A query's
+    width depends on its own length only, so its value does not depend on the
+    other queries evaluated with it (chunked and distributed evaluation).
     """
-    if (lengths == lengths[0]).all():
-        return lengths.copy()
     exp = np.maximum(np.ceil(np.log2(lengths)).astype(np.int64) - 3, 0)
     step = np.left_shift(1, exp)
     return -(-lengths // step) * step

@@ -205,6 +205,17 @@ def _gains(rank, p):
     return key, func
 
 
+def _rowdot(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Row-wise dot products whose result for a row depends on that row only.
+
+    BLAS matrix-vector products block rows differently for different numbers
+    of rows, so a query's value could change in the last bit with the queries
+    sharing its block; a row-wise sum does not, which makes chunked and
+    distributed evaluation give the same numbers as in-memory evaluation.
+    """
+    return (values * weights).sum(axis=1)
+
+
 def _ideal(rank, key, func) -> np.ndarray:
     """Gains of each query sorted descending (the ideal ranking)."""
     ideal = rank._cache.get(("ideal", key))
@@ -222,9 +233,9 @@ def _discounted(rank, p, k):
     key, func = _gains(rank, p)
     kk = _cut(rank, k)
     d = discount_vector(p["discount"], p["log_base"], kk)
-    dcg = rank.expected(key, func, kk) @ d
+    dcg = _rowdot(rank.expected(key, func, kk), d)
     ideal = _ideal(rank, key, func)
-    idcg = ideal[:, :kk] @ d
+    idcg = _rowdot(ideal[:, :kk], d)
     return dcg, idcg, ideal[:, 0] <= 0
 
 
@@ -372,7 +383,7 @@ def _ap(rank, p, k):
             a, g, h, above = _tie_groups_stats(rank, key, func, cut)
             both = np.divide(h * (h - 1), g * (g - 1), out=np.zeros_like(g), where=g > 1)
             terms[rank.tie_rows] = h / g * (above + 1) + (np.arange(cut) - a) * both
-        total = terms @ (1.0 / np.arange(1, cut + 1))
+        total = _rowdot(terms, 1.0 / np.arange(1, cut + 1))
         rank._cache[cache_key] = total
     n_rel = _n_relevant(rank, p)
     denominator = np.minimum(n_rel, k) if (p.get("capped") and k is not None) else n_rel
@@ -453,9 +464,10 @@ def _expected_capped(before, j, g, h, cap):
     out = np.zeros(before.shape)
     for c in range(int(j.max()) + 1):
         possible = (c <= j) & (c <= g - h) & (j - c <= h - 1)
-        log_p = (log_choose(np.maximum(g - h, c), c)
-                 + log_choose(np.maximum(h - 1, j - c), np.maximum(j - c, 0))
-                 - log_choose(np.maximum(g - 1, j), j))
+        with np.errstate(invalid="ignore", divide="ignore"):  # impossible cells: masked
+            log_p = (log_choose(np.maximum(g - h, c), c)
+                     + log_choose(np.maximum(h - 1, j - c), np.maximum(j - c, 0))
+                     - log_choose(np.maximum(g - 1, j), j))
         out += np.where(possible, np.exp(log_p) * np.minimum(before + c, cap), 0.0)
     return out
 
@@ -479,7 +491,7 @@ def _cascade(rank, key, func, weights) -> np.ndarray:
     stop = rank.ranked(key, func, cut)
     reach = np.ones_like(stop)
     np.cumprod(1.0 - stop[:, :-1], axis=1, out=reach[:, 1:])
-    value = (stop * reach) @ weights
+    value = _rowdot(stop * reach, weights)
     if rank.tied:
         value[rank.tie_rows] = _cascade_ties(rank, key, func, weights)
     return value
@@ -511,7 +523,7 @@ def _cascade_ties(rank, key, func, weights) -> np.ndarray:
         local = np.searchsorted(members, group_of[cells])
         jj = j[cells]
         stop_at[cells] = means[local, jj] - means[local, jj + 1]
-    return (reach_group * stop_at) @ weights
+    return _rowdot(reach_group * stop_at, weights)
 
 
 def _size_classes(sizes: np.ndarray):

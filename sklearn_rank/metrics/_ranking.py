@@ -66,9 +66,9 @@ def _check_options(options: dict, specs: list[MetricSpec]) -> None:
     validate_options(options, "evaluate")
 
 
-def _compute(data, specs: list[MetricSpec], options: dict) -> Evaluation:
-    """Every metric of ``specs`` on prepared data, ranking each block once."""
-    keys, todo = [], {}
+def _plan(specs: list[MetricSpec], options: dict) -> dict:
+    """``{key: (spec, resolved options)}`` in the order asked, duplicates merged."""
+    todo = {}
     for spec in specs:
         key = str(spec)
         resolved = spec.resolve(options)
@@ -78,19 +78,21 @@ def _compute(data, specs: list[MetricSpec], options: dict) -> Evaluation:
                 f"options {sorted(options)} apply; write the differing option in "
                 "both specs."
             )
-        if key not in todo:
-            keys.append(key)
-            todo[key] = (spec, resolved)
+        todo.setdefault(key, (spec, resolved))
+    return todo
+
+
+def _per_query(data, todo: dict) -> tuple[dict, dict]:
+    """Raw per-query values and empty masks (in the order of ``data.qids``),
+    ranking each block once per tie policy."""
     for key, (_, p) in todo.items():
         if "gain" in p:
             check_labels(data, p["gain"], key)
         if "max_grade" in p:
             check_grades(data, p["max_grade"], key)
-    _warn_no_relevant(data, todo)
-
     m = data.n_queries
-    values = {key: np.empty(m) for key in keys}
-    empty = {key: np.empty(m, dtype=bool) for key in keys}
+    values = {key: np.empty(m) for key in todo}
+    empty = {key: np.empty(m, dtype=bool) for key in todo}
     policies = sorted({p["ties"] for _, p in todo.values()})
     for block in iter_rankings(data, policies):
         for key, (spec, p) in todo.items():
@@ -98,46 +100,57 @@ def _compute(data, specs: list[MetricSpec], options: dict) -> Evaluation:
             v, e = spec.info.kernel(rank, p, spec.k)
             values[key][rank.segments] = v
             empty[key][rank.segments] = e
+    return ({k: data.to_query_order(v) for k, v in values.items()},
+            {k: data.to_query_order(e) for k, e in empty.items()})
 
+
+def _finish_all(qids, values: dict, empty: dict, weights, todo: dict) -> Evaluation:
+    """Apply the empty-query policies and average: the Evaluation."""
     per_query, means, n_empty = {}, {}, {}
     for key, (spec, p) in todo.items():
-        v = data.to_query_order(values[key])
-        e = data.to_query_order(empty[key])
         per_query[key], means[key], n_empty[key] = _finish(
-            key, spec, p["empty"], v, e, data)
-    return Evaluation(data.qids, per_query, means, n_empty, data.weights,
-                      [todo[k][0] for k in keys])
+            key, spec, p["empty"], values[key], empty[key], qids, weights)
+    return Evaluation(qids, per_query, means, n_empty, weights,
+                      [spec for spec, _ in todo.values()])
 
 
-def _warn_no_relevant(data, todo) -> None:
+def _compute(data, specs: list[MetricSpec], options: dict) -> Evaluation:
+    """Every metric of ``specs`` on prepared data, ranking each block once."""
+    todo = _plan(specs, options)
+    _warn_no_relevant(data.labels.max(), todo)
+    values, empty = _per_query(data, todo)
+    return _finish_all(data.qids, values, empty, data.weights, todo)
+
+
+def _warn_no_relevant(max_label: float, todo) -> None:
     """Warn once per threshold that leaves no relevant document in any query."""
     thresholds = {}
     for key, (_, p) in todo.items():
         if "threshold" in p:
             thresholds.setdefault(p["threshold"], []).append(key)
     for threshold, keys in thresholds.items():
-        if not (data.labels >= threshold).any():
+        if not max_label >= threshold:
             warnings.warn(
                 f"No document has a label >= threshold={threshold:g} (the highest label is "
-                f"{data.labels.max():g}), so every query is empty for {', '.join(keys)}; "
+                f"{max_label:g}), so every query is empty for {', '.join(keys)}; "
                 "lower the threshold.", UserWarning, stacklevel=4)
 
 
-def _finish(key, spec, policy, values, empty, data):
+def _finish(key, spec, policy, values, empty, qids, weights):
     """Apply the empty-query policy and average over queries."""
     n_empty = int(empty.sum())
     if n_empty:
         if policy == "raise":
+            first = qids[empty][0]
             raise ValueError(
                 f"{key}: {n_empty} of {values.shape[0]} queries have no relevant document "
-                f"(first: query {data.qids[empty][0].item()!r}) and empty='raise'; choose "
-                "empty='zero', 'one', 'skip' or 'nan' to score them."
+                f"(first: query {first.item() if hasattr(first, 'item') else first!r}) and "
+                "empty='raise'; choose empty='zero', 'one', 'skip' or 'nan' to score them."
             )
         values[empty] = _EMPTY_VALUE[policy]
     if policy == "nan" and n_empty:
         return values, float("nan"), n_empty
     counted = ~np.isnan(values)
-    weights = data.weights
     total = counted.sum() if weights is None else weights[counted].sum()
     if total == 0:
         warnings.warn(
