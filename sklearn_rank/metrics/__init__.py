@@ -27,6 +27,7 @@ from ._ranking import (
 from ._registry import MetricSpec, get_metric_names, parse_metric
 
 _LAZY = {
+    "evaluate_chunks": "._chunked",
     "make_ranking_scorer": "._scorer",
     "RankingScorer": "._scorer",
     "lightgbm_eval_metric": "._boosting",
@@ -41,6 +42,7 @@ __all__ = [
     "cumulative_gain_score",
     "dcg_score",
     "evaluate",
+    "evaluate_chunks",
     "expected_reciprocal_rank_score",
     "f1_at_k_score",
     "get_metric_names",

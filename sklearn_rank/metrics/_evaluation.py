@@ -40,6 +40,9 @@ class Evaluation:
     Returned by :func:`~sklearn_rank.metrics.evaluate`; not meant to be built
     by hand. Results are keyed by the canonical spelling of each metric spec
     (``str(parse_metric(spec))``); lookups accept any spelling of the spec.
+    Two evaluations are equal (``==``) when their metrics, query ids, weights,
+    per-query values, means and empty counts are all exactly equal (NaN equal
+    to NaN) — how the chunked and Dask paths are checked against this one.
 
     Attributes
     ----------
@@ -107,9 +110,17 @@ class Evaluation:
     def __eq__(self, other) -> bool:
         if not isinstance(other, Evaluation):
             return NotImplemented
-        return (np.array_equal(self.qids, other.qids)
-                and dict.keys(self.per_query) == dict.keys(other.per_query)
+        if (self.metrics != other.metrics or not np.array_equal(self.qids, other.qids)
+                or (self.weights is None) != (other.weights is None)
+                or (self.weights is not None and not np.array_equal(self.weights,
+                                                                    other.weights))):
+            return False
+        keys = dict.keys(self.per_query)
+        return (keys == dict.keys(other.per_query)
                 and all(np.array_equal(self.per_query[k], other.per_query[k], equal_nan=True)
-                        for k in dict.keys(self.per_query)))
+                        and np.array_equal(dict.__getitem__(self.mean, k),
+                                           dict.__getitem__(other.mean, k), equal_nan=True)
+                        and dict.__getitem__(self.n_empty, k)
+                        == dict.__getitem__(other.n_empty, k) for k in keys))
 
     __hash__ = None

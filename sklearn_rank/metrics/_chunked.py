@@ -1,0 +1,167 @@
+"""Evaluating data too large for memory, chunk by chunk."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from ._engine import prepare
+from ._evaluation import Evaluation
+from ._ranking import _check_options, _finish_all, _per_query, _plan, _specs, _warn_no_relevant
+
+__all__ = ["PerQuery", "evaluate_chunks"]
+
+_MIXED_WEIGHTS = "sample_weight must be given for every chunk or for none."
+
+
+class PerQuery:
+    """Raw per-query results of some queries, before empty policies and means.
+
+    The unit of chunked and distributed evaluation: parts computed on disjoint
+    sets of queries are concatenated and finished once, which gives exactly
+    the numbers of an in-memory :func:`~sklearn_rank.metrics.evaluate`.
+    """
+
+    def __init__(self, qids, values: dict, empty: dict, weights, max_label: float):
+        self.qids = qids
+        self.values = values
+        self.empty = empty
+        self.weights = weights
+        self.max_label = max_label
+
+    @classmethod
+    def compute(cls, todo, y_true, y_score, qid, sample_weight=None) -> PerQuery:
+        data = prepare(y_true, y_score, qid, sample_weight)
+        values, empty = _per_query(data, todo)
+        return cls(data.qids, values, empty, data.weights, float(data.labels.max()))
+
+    @staticmethod
+    def finish(parts: list[PerQuery], todo, where: str = "the stream") -> Evaluation:
+        """Concatenate parts over disjoint queries, sort by qid, and finish."""
+        if not parts:
+            raise ValueError("There is no row to evaluate: the chunks are empty.")
+        qids = np.concatenate([p.qids for p in parts])
+        try:
+            order = np.argsort(qids, kind="stable")
+        except TypeError as exc:
+            raise TypeError(f"qid values cannot be compared with each other ({exc}); use "
+                            "query ids of a single type.") from None
+        qids = qids[order]
+        repeated = np.flatnonzero(qids[1:] == qids[:-1])
+        if repeated.shape[0]:
+            q = qids[repeated[0]]
+            raise ValueError(
+                f"Query {q.item() if hasattr(q, 'item') else q!r} has rows in two places of "
+                f"{where}: each query's rows must be contiguous (sort the data by qid) or "
+                "kept in one partition."
+            )
+        weights = None
+        if any(p.weights is not None for p in parts):
+            if not all(p.weights is not None for p in parts):
+                raise ValueError(_MIXED_WEIGHTS)
+            weights = np.concatenate([p.weights for p in parts])[order]
+        values = {k: np.concatenate([p.values[k] for p in parts])[order] for k in todo}
+        empty = {k: np.concatenate([p.empty[k] for p in parts])[order] for k in todo}
+        _warn_no_relevant(max(p.max_label for p in parts), todo)
+        return _finish_all(qids, values, empty, weights, todo)
+
+
+def _columns(chunk, names) -> list[np.ndarray]:
+    """The arrays of a chunk: a tuple, or columns of a table by name."""
+    if isinstance(chunk, tuple | list):
+        if len(chunk) not in (3, 4):
+            raise ValueError("A chunk tuple is (y_true, y_score, qid) or (y_true, y_score, "
+                             f"qid, sample_weight); got {len(chunk)} items.")
+        arrays = list(chunk) + [None] * (4 - len(chunk))
+    else:
+        arrays = []
+        for argument, name in zip(("label", "score", "qid", "weight"), names, strict=True):
+            try:
+                arrays.append(None if name is None else chunk[name])
+            except (KeyError, IndexError):
+                columns = getattr(chunk, "column_names", None) or list(chunk.keys())
+                raise ValueError(f"A chunk has no column {name!r}; its columns are "
+                                 f"{list(columns)}. Name the {argument} column with "
+                                 f"{argument}=...") from None
+    return [None if a is None else np.asarray(a) for a in arrays]
+
+
+def evaluate_chunks(chunks: Iterable, *, metrics=("ndcg@10",), label="label", score="score",
+                    qid="qid", weight=None, **options) -> Evaluation:
+    """Evaluate ranking metrics over data streamed in chunks, in bounded memory.
+
+    Parameters
+    ----------
+    chunks : iterable
+        Chunks of rows: tuples ``(y_true, y_score, qid)`` or ``(y_true,
+        y_score, qid, sample_weight)``, or tables whose columns are looked up
+        by name (pandas DataFrames, pyarrow Tables or RecordBatches, or
+        dicts of arrays). Each query's rows must be contiguous in the stream
+        (data sorted or grouped by qid); a query may straddle chunks. For a
+        parquet file, ``ParquetFile(path, pre_buffer=False).iter_batches()``
+        or its row groups one at a time (``read_row_group(i)``) keep memory
+        bounded; with pyarrow's default ``pre_buffer=True``, ``iter_batches``
+        keeps what it has read until the iterator ends.
+    metrics : str or list of str, default=("ndcg@10",)
+        Metric specs, as for :func:`evaluate`.
+    label, score, qid, weight : str, default="label", "score", "qid", None
+        Column names for table chunks; ``weight`` names an optional column of
+        sample weights.
+    **options
+        Options of the metrics, as for :func:`evaluate`.
+
+    Returns
+    -------
+    evaluation : Evaluation
+        Exactly what :func:`evaluate` returns on all the rows at once: every
+        query's value is computed the same way whatever else is in its chunk,
+        and the means are taken once over all queries.
+
+    Notes
+    -----
+    Memory holds one chunk, the rows of the query that straddles into the
+    next chunk, and per-query results (a few numbers per query). A query whose
+    rows appear in two separate places of the stream is an error.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_rank.metrics import evaluate, evaluate_chunks
+    >>> rng = np.random.default_rng(0)
+    >>> qid = np.repeat(np.arange(100), 20)
+    >>> y, s = rng.integers(0, 3, qid.shape[0]), rng.random(qid.shape[0])
+    >>> chunks = ((y[i:i + 150], s[i:i + 150], qid[i:i + 150]) for i in range(0, 2000, 150))
+    >>> streamed = evaluate_chunks(chunks, metrics=["ndcg@10", "map"])
+    >>> streamed == evaluate(y, s, qid=qid, metrics=["ndcg@10", "map"])
+    True
+    """
+    specs = _specs(metrics)
+    _check_options(options, specs)
+    todo = _plan(specs, options)
+    parts, carry, weighted = [], None, None
+    for chunk in chunks:
+        arrays = _columns(chunk, (label, score, qid, weight))
+        if weighted is None:
+            weighted = arrays[3] is not None
+        elif weighted != (arrays[3] is not None):
+            raise ValueError(_MIXED_WEIGHTS)
+        if carry is not None:
+            arrays = [c if a is None else np.concatenate((c, a))
+                      for c, a in zip(carry, arrays, strict=True)]
+        q = arrays[2]
+        if q is None:
+            raise ValueError("A chunk has no query ids: pass tuples (y_true, y_score, qid) or "
+                             "tables with a query-id column (qid=... names it).")
+        if q.shape[0] == 0:
+            continue
+        # The last query may go on in the next chunk: hold its rows back.
+        other = np.flatnonzero(q != q[-1])
+        cut = 0 if other.shape[0] == 0 else other[-1] + 1
+        carry = [None if a is None else a[cut:] for a in arrays]
+        if cut:
+            parts.append(PerQuery.compute(todo, *(None if a is None else a[:cut]
+                                                  for a in arrays)))
+    if carry is not None:
+        parts.append(PerQuery.compute(todo, *carry))
+    return PerQuery.finish(parts, todo)
