@@ -149,7 +149,7 @@ def test_qid_of_any_hashable_dtype(qid):
 
 
 def test_pandas_series_qid_and_non_contiguous_rows():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     df = pd.DataFrame({
         "qid": ["q2", "q1", "q2", "q1", "q3"],
         "y": [1, 0, 0, 2, 1],

@@ -116,7 +116,7 @@ def test_real_xgboost_matches_xgboost_on_presorted_data():
 
 
 def test_qid_column_of_array_and_frame_is_dropped():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     X, y, qid = _data()
     with_col = np.column_stack([X[:, :2], qid, X[:, 2:]])
     model = QueryRanker(_LightGBMLike(), qid_column=2).fit(with_col, y)

@@ -8,6 +8,7 @@ import pytest
 
 EXAMPLES = sorted((Path(__file__).parents[1] / "examples").glob("*.py"))
 EXPECTED = {  # a line each script must print
+    "dask_lightgbm.py": "per-query ndcg@10 of the best model",
     "early_stopping.py": "stopped at iteration",
     "lightgbm_grid_search.py": "best parameters:",
     "metrics_quickstart.py": "convention='lightgbm'",

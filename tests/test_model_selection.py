@@ -54,7 +54,7 @@ def test_kfold_balances_rows_not_only_queries():
 
 
 def test_kfold_ids_from_qid_groups_or_frame():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     qid = _qid()
     X = pd.DataFrame({"f": np.arange(qid.shape[0]), "qid": qid})
     a = [t.tolist() for _, t in QueryKFold(3).split(qid=qid)]

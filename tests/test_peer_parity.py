@@ -214,7 +214,7 @@ LGB_EVAL_AT = [1, 3, 5, 10, 50]  # 50 exceeds every eval query
 
 @pytest.fixture(scope="module")
 def lgb_run():
-    lightgbm = pytest.importorskip("lightgbm")
+    import lightgbm
     X, y, sizes = _train_data(0)
     X_ev, y_ev, sizes_ev, kinds = _eval_data(1)
     assert sizes_ev.max() < max(LGB_EVAL_AT)
@@ -339,7 +339,7 @@ def test_lightgbm_weighted_empty_query_quirk(lgb_run, k):
 
 def _lgb_metric_on_scores(y, score, sizes, eval_at):
     """LightGBM's NDCG of fixed scores: init_score plus trees that add nothing."""
-    lightgbm = pytest.importorskip("lightgbm")
+    import lightgbm
     X = np.zeros((y.size, 1))  # a constant feature: no split, one-leaf trees
     train = lightgbm.Dataset(X, label=y, group=sizes, init_score=score)
     valid = lightgbm.Dataset(X, label=y, group=sizes, init_score=score, reference=train)
@@ -381,7 +381,7 @@ BIG = 40  # one eval query longer than 32 documents
 
 @pytest.fixture(scope="module")
 def xgb_run():
-    xgboost = pytest.importorskip("xgboost")
+    import xgboost
     X, y, sizes = _train_data(3)
     X_ev, y_ev, sizes_ev, kinds = _eval_data(4, big_query=BIG)
     assert sizes_ev.max() == BIG < max(XGB_KS)
@@ -453,7 +453,7 @@ def test_xgboost_ties_are_stable(xgb_run):
 
 def _xgb_metric_on_scores(y, score, qid, metrics):
     """XGBoost's metrics of fixed scores: base_margin plus trees with eta=0."""
-    xgboost = pytest.importorskip("xgboost")
+    import xgboost
     X = np.zeros((y.size, 1))
     dtrain = xgboost.DMatrix(X, label=y, qid=qid, base_margin=score)
     dvalid = xgboost.DMatrix(X, label=y, qid=qid, base_margin=score)
@@ -517,7 +517,7 @@ def _trec_data(seed, n_queries=15):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_pytrec_eval_ndcg_cut(seed):
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    import pytrec_eval
     y, score, qid, docno = _trec_data(seed)
     assert np.all(score.astype(np.float32) == score)
     assert not _has_tie_within_a_query(score, qid)
@@ -633,7 +633,7 @@ def _trec_family_specs():
 
 
 def _trec_family_run(seed, relevance_level):
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    import pytrec_eval
     y, score, qid, docno = _trec_data(seed)
     assert np.all(score.astype(np.float32) == score)
     assert not _has_tie_within_a_query(score, qid)
@@ -682,7 +682,7 @@ def test_pytrec_eval_binary_family(seed, relevance_level):
                                rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(ev.per_query["gmap"], ev.per_query["map"], rtol=0, atol=0)
     gm_map = math.exp(log_ap.mean())
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    import pytrec_eval
     assert pytrec_eval.compute_aggregated_measure("gm_map", list(log_ap)) == pytest.approx(
         gm_map, rel=1e-12)
     assert ev.mean["gmap"] == pytest.approx(gm_map, rel=1e-9)
@@ -748,7 +748,7 @@ def _lgb_eval_kwargs(model, eval_X, eval_y):
 
 @pytest.fixture(scope="module")
 def lgb_map_run():
-    lightgbm = pytest.importorskip("lightgbm")
+    import lightgbm
     X, y, sizes = _train_data(5)
     X_ev, y_ev, sizes_ev, kinds = _eval_data(6)
     assert sizes_ev.max() < max(LGB_MAP_AT)
@@ -848,7 +848,7 @@ def test_lightgbm_map_weights_the_empty_query_one(lgb_map_run, k):
 
 def _lgb_map_on_scores(y, score, sizes, eval_at):
     """LightGBM's MAP of fixed scores: init_score plus trees that add nothing."""
-    lightgbm = pytest.importorskip("lightgbm")
+    import lightgbm
     X = np.zeros((y.size, 1))
     train = lightgbm.Dataset(X, label=y, group=sizes, init_score=score)
     valid = lightgbm.Dataset(X, label=y, group=sizes, init_score=score, reference=train)
@@ -909,7 +909,7 @@ XGB_MAP_METRICS = ["map", "map-", "pre", "pre-"] + [
 
 @pytest.fixture(scope="module")
 def xgb_map_run():
-    xgboost = pytest.importorskip("xgboost")
+    import xgboost
     X, y, sizes = _train_data(8)
     X_ev, y_ev, sizes_ev, kinds = _eval_data(9, big_query=BIG)
     y_ev = (y_ev >= 2).astype(int)  # XGBoost's map and pre need 0/1 labels
@@ -1061,7 +1061,7 @@ def test_xgboost_bare_map_pre_truncate_at_32(first, relevant):
 
 @pytest.mark.parametrize("metric", ["map@3", "pre@3", "map", "pre"])
 def test_xgboost_map_pre_reject_graded_labels(metric):
-    xgboost = pytest.importorskip("xgboost")
+    import xgboost
     y = np.array([2, 0, 1])
     with pytest.raises(xgboost.core.XGBoostError, match="binary labels"):
         _xgb_metric_on_scores(y, np.array([3.0, 2.0, 1.0]), np.zeros(3, dtype=int), [metric])
@@ -1069,7 +1069,7 @@ def test_xgboost_map_pre_reject_graded_labels(metric):
 
 def _xgb_weighted_metric_on_scores(y, score, qid, group_weight, metrics):
     """As ``_xgb_metric_on_scores``, with one weight per query (XGBoost's ranking rule)."""
-    xgboost = pytest.importorskip("xgboost")
+    import xgboost
     d = xgboost.DMatrix(np.zeros((y.size, 1)), label=y, qid=qid, base_margin=score,
                         weight=group_weight)
     result = {}

@@ -65,7 +65,7 @@ def test_repr_and_pickle():
 
 
 def test_query_ids_from_the_estimator_column_without_routing():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     X, y, qid = _data()
     expected = ndcg_score(y, Ridge().fit(X, y).predict(X), qid=qid, k=10)
     scorer = make_ranking_scorer("ndcg@10")

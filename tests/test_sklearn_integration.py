@@ -22,10 +22,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import lightgbm
 import numpy as np
 import pandas as pd
 import pytest
 import sklearn
+import xgboost
 from scipy.stats import loguniform, randint
 from sklearn.base import clone
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401
@@ -52,9 +54,6 @@ from sklearn_rank.model_selection import (
     cross_validate_ranker,
     ranking_scoring,
 )
-
-lightgbm = pytest.importorskip("lightgbm")
-xgboost = pytest.importorskip("xgboost")
 
 ATOL = 1e-12
 N_SPLITS = 3
