@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -15,6 +16,7 @@ __all__ = ["PerQuery", "evaluate_chunks"]
 _MIXED_WEIGHTS = "sample_weight must be given for every chunk or for none."
 
 
+@dataclass(eq=False)
 class PerQuery:
     """Raw per-query results of some queries, before empty policies and means.
 
@@ -23,12 +25,11 @@ class PerQuery:
     the numbers of an in-memory :func:`~sklearn_rank.metrics.evaluate`.
     """
 
-    def __init__(self, qids, values: dict, empty: dict, weights, max_label: float):
-        self.qids = qids
-        self.values = values
-        self.empty = empty
-        self.weights = weights
-        self.max_label = max_label
+    qids: np.ndarray
+    values: dict  # metric key -> raw per-query values
+    empty: dict  # metric key -> per-query bool: no relevant document
+    weights: np.ndarray | None
+    max_label: float
 
     @classmethod
     def compute(cls, todo, y_true, y_score, qid, sample_weight=None) -> PerQuery:
