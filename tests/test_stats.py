@@ -1,5 +1,6 @@
 """Significance tests, bootstrap intervals, reports and the CV comparison."""
 
+import dataclasses
 import itertools
 
 import numpy as np
@@ -186,6 +187,16 @@ def test_report_renders():
     text = str(report)
     assert "Δ vs S0" in text and "p (Holm)" in text and "W/T/L" in text
     assert "S2 beats S0 on ndcg@5 by +" in text and "(Holm)" in text
+    # A difference that is not significant is not called a win.
+    c = report.comparisons[0]
+    flat = dataclasses.replace(c, significant=False, pvalue_corrected=0.2853)
+    assert flat.sentence(None).startswith(
+        f"{c.system} does not differ significantly from S0 on {c.metric}: "
+        f"{c.difference:+.4f} [{c.low:+.4f}, {c.high:+.4f}], p = 0.285, ")
+    worse = dataclasses.replace(c, significant=True, difference=-0.5, pvalue_corrected=0.01)
+    assert worse.sentence("bonferroni").startswith(
+        f"{c.system} trails S0 on {c.metric} by -0.5000 [")
+    assert "p = 0.010 (Bonferroni)" in worse.sentence("bonferroni")
     strong = [c for c in report.comparisons if c.system == "S2"]
     assert all(c.significant for c in strong)  # much less noise: clearly better
     # 1000 resamples: the smallest p-value is 1/1001, times 4 comparisons (Holm)

@@ -44,11 +44,19 @@ class Comparison:
 
     def sentence(self, correction: str | None) -> str:
         """``"B beats A on ndcg@10 by +0.0120 [+0.0040, +0.0200], p = 0.003 (Holm), 412
-        wins / 301 losses"``."""
-        verb = "beats" if self.difference > 0 else "trails" if self.difference < 0 else "ties"
+        wins / 301 losses"``.
+
+        "beats" / "trails" only when the difference is significant; otherwise
+        ``"B does not differ significantly from A on ndcg@10: +0.0030 [...]"``.
+        """
         label = {"holm": " (Holm)", "bonferroni": " (Bonferroni)", None: ""}[correction]
-        return (f"{self.system} {verb} {self.baseline} on {self.metric} by "
-                f"{self.difference:+.4f} [{self.low:+.4f}, {self.high:+.4f}], "
+        if self.significant and self.difference != 0:
+            verb = "beats" if self.difference > 0 else "trails"
+            claim = f"{self.system} {verb} {self.baseline} on {self.metric} by "
+        else:
+            claim = (f"{self.system} does not differ significantly from {self.baseline} on "
+                     f"{self.metric}: ")
+        return (f"{claim}{self.difference:+.4f} [{self.low:+.4f}, {self.high:+.4f}], "
                 f"p {_p(self.pvalue_corrected, sentence=True)}{label}, {self.wins} wins / "
                 f"{self.losses} losses")
 
