@@ -4,6 +4,9 @@ Trains lightgbm.dask.DaskLGBMRanker on a Dask DataFrame partitioned by query
 (each partition holds whole queries, sorted), for a few parameter settings,
 and scores each on a held-out Dask DataFrame with sklearn_rank.dask.evaluate:
 per-query NDCG@10 computed on the workers, averaged exactly on the client.
+Distributed LightGBM training depends on which worker holds which partition,
+so the models (and the scores printed) vary a little from run to run; the
+evaluation of a given model is exact and deterministic.
 Needs the dask extra: pip install "sklearn-rank[dask]".
 Run: python examples/dask_lightgbm.py
 """
