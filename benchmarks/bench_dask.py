@@ -60,15 +60,14 @@ import argparse
 import json
 import os
 import pickle
-import platform
 import resource
 import subprocess
 import sys
 import time
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
+from _common import environment, load_average
 
 SEED = 20261121
 ROWS = 100_000_000
@@ -78,6 +77,7 @@ SIZES = (10, 190)
 METRICS = ["ndcg@10", "map", "mrr", "p@10", "recall@100", "err@10", "r_precision", "gmap"]
 MEMORY_TARGET = 2 * 1024**3
 COLUMNS = ["qid", "label", "score"]
+VERSIONS = ("numpy", "pyarrow", "dask", "distributed", "pandas", "sklearn-rank")
 
 
 # --- data ---------------------------------------------------------------------------------------
@@ -244,17 +244,6 @@ def print_table(rows: list[dict]) -> None:
               f"{r['peak_rss_gib']:>7.2f} G  {r['note']}")
 
 
-def environment() -> dict:
-    versions = {}
-    for name in ("numpy", "pyarrow", "dask", "distributed", "pandas", "sklearn-rank"):
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
-    return {"python": platform.python_version(), "machine": platform.machine(),
-            "cpus": os.cpu_count(), "load_average": os.getloadavg(), **versions}
-
-
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=ROWS)
@@ -321,8 +310,9 @@ def main(argv=None) -> int:
     for name, ok in checks:
         print(f"{'PASS' if ok else 'FAIL'}  {name}")
     if args.json:
+        env = {**environment(*VERSIONS), "load_average": load_average()}
         args.json.write_text(json.dumps({"rows": table, "checks": dict(checks),
-                                         "environment": environment()}, indent=2))
+                                         "environment": env}, indent=2))
     return 0 if all(ok for _, ok in checks) else 1
 
 

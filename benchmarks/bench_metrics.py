@@ -68,17 +68,16 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import argparse  # noqa: E402
 import gc  # noqa: E402
 import json  # noqa: E402
-import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
 import warnings  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from dataclasses import asdict, dataclass, field  # noqa: E402
-from importlib import metadata  # noqa: E402
 from itertools import pairwise  # noqa: E402
 
 import numpy as np  # noqa: E402
+from _common import Target, environment, fmt, load_average, print_targets  # noqa: E402
 
 from sklearn_rank.metrics import evaluate, ndcg_score  # noqa: E402
 
@@ -227,13 +226,6 @@ def measure(jobs: list[Job], repeats: int) -> None:
                 gc.enable()
             job.row.seconds = min(job.row.seconds, elapsed)
             job.row.value = float(value)
-
-
-def load_average() -> str:
-    try:
-        return " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except (AttributeError, OSError):
-        return "n/a"
 
 
 def timed(func: Callable[[], object]) -> tuple[object, float]:
@@ -493,10 +485,6 @@ def run_size(size: int, fast: int, slow: int) -> SizeResult:
 # --------------------------------------------------------------------------
 
 
-def _fmt(value, spec: str, width: int) -> str:
-    return f"{'-' if value is None else format(value, spec):>{width}}"
-
-
 def print_table(result: SizeResult) -> None:
     ours = result.seconds(OURS_CONTIGUOUS)
     numba_s = result.seconds(NUMBA)
@@ -510,20 +498,13 @@ def print_table(result: SizeResult) -> None:
         vs_numba = None if row.seconds is None or not numba_s else row.seconds / numba_s
         peak = None if row.peak_bytes is None else row.peak_bytes / MIB
         times = None if row.peak_bytes is None else row.peak_bytes / row.input_bytes
-        print(f"{row.name:<38} {row.gain:>6} {_fmt(ms, '.1f', 10)} {_fmt(vs_ours, '.2f', 8)} "
-              f"{_fmt(vs_numba, '.2f', 8)} {_fmt(row.value, '.6f', 10)} "
-              f"{_fmt(row.reference, '.6f', 10)} {_fmt(row.diff, '.1e', 9)} "
-              f"{_fmt(peak, '.1f', 9)} {_fmt(times, '.2f', 8)}  {row.note}")
+        print(f"{row.name:<38} {row.gain:>6} {fmt(ms, '.1f', 10)} {fmt(vs_ours, '.2f', 8)} "
+              f"{fmt(vs_numba, '.2f', 8)} {fmt(row.value, '.6f', 10)} "
+              f"{fmt(row.reference, '.6f', 10)} {fmt(row.diff, '.1e', 9)} "
+              f"{fmt(peak, '.1f', 9)} {fmt(times, '.2f', 8)}  {row.note}")
     print("(/ours: time / sklearn_rank contiguous; /numba: time / numba kernel; "
           "x input: peak extra memory / input bytes)")
     print(f"load average after this size (1, 5, 15 min): {result.load_average}", flush=True)
-
-
-@dataclass
-class Target:
-    name: str
-    passed: bool | None  # None: could not be checked
-    detail: str
 
 
 def _ratio_target(name, num, den, limit, fmt) -> Target:
@@ -582,25 +563,6 @@ def growth_targets(results: list[SizeResult]) -> list[Target]:
     return targets
 
 
-def print_targets(targets: list[Target]) -> None:
-    print("\nTargets")
-    for t in targets:
-        status = {True: "PASS", False: "FAIL", None: "N/A "}[t.passed]
-        print(f"{status}  {t.name}: {t.detail}")
-
-
-def environment() -> dict:
-    info = {"python": sys.version.split()[0], "platform": platform.platform(),
-            "cpus": os.cpu_count()}
-    for dist in ("sklearn-rank", "numpy", "scikit-learn", "numba", "ranx",
-                 "pytrec-eval-terrier"):
-        try:
-            info[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            info[dist] = None
-    return info
-
-
 def write_json(path: str, results, targets, env: dict) -> None:
     payload = {
         "environment": env,
@@ -630,7 +592,8 @@ def parse_args(argv=None) -> argparse.Namespace:
 def main(argv=None) -> int:
     args = parse_args(argv)
     fast, slow = (3, 1) if args.quick else (5, 3)
-    env = environment()
+    env = environment("sklearn-rank", "numpy", "scikit-learn", "numba", "ranx",
+                      "pytrec-eval-terrier")
     print("environment: " + ", ".join(f"{k} {v}" for k, v in env.items()))
     print(f"NDCG@{K}, log2 discount; best of {fast} runs (sklearn_rank, numba, interleaved), "
           f"{slow} (ranx, pytrec_eval, sklearn loop)")

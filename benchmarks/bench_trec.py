@@ -92,17 +92,16 @@ import argparse  # noqa: E402
 import gc  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
-import platform  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from dataclasses import asdict, dataclass, field  # noqa: E402
-from importlib import metadata  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+from _common import Target, environment, fmt, load_average, print_targets  # noqa: E402
 
 from sklearn_rank.trec import evaluate_run, read_qrels, read_run  # noqa: E402
 
@@ -480,10 +479,6 @@ def compare(rows: dict[str, Row], last: dict[str, object], info: DataInfo
 # --------------------------------------------------------------------------
 
 
-def _fmt(value, spec: str, width: int) -> str:
-    return f"{'-' if value is None else format(value, spec):>{width}}"
-
-
 def print_times(rows: dict[str, Row]) -> None:
     ours = rows[OURS].total
     header = (f"{'method':<14} {'read s':>8} {'evaluate s':>10} {'total s':>8} "
@@ -492,8 +487,8 @@ def print_times(rows: dict[str, Row]) -> None:
     print("-" * len(header))
     for row in rows.values():
         ratio = None if row.total is None or not ours else row.total / ours
-        print(f"{row.name:<14} {_fmt(row.read, '.3f', 8)} {_fmt(row.evaluate, '.3f', 10)} "
-              f"{_fmt(row.total, '.3f', 8)} {_fmt(ratio, '.2f', 7)} {row.runs:>5}  {row.note}")
+        print(f"{row.name:<14} {fmt(row.read, '.3f', 8)} {fmt(row.evaluate, '.3f', 10)} "
+              f"{fmt(row.total, '.3f', 8)} {fmt(ratio, '.2f', 7)} {row.runs:>5}  {row.note}")
     print("(best end-to-end wall time over the runs; read/evaluate: the split of that run; "
           "/ours: total / sklearn_rank total)")
 
@@ -520,19 +515,12 @@ def print_values(agreements: list[Agreement]) -> None:
                       else f"{a.n_differ} ({a.n_differ_tied}/{a.n_differ_float32})"
                       if a.n_differ else "0")
             line += (f" | {a.peer_metric:<17} {a.value:>10.6f} {a.mean_diff:>8.1e} "
-                     f"{_fmt(a.max_query_diff, '.1e', 8)} {differ:>14}")
+                     f"{fmt(a.max_query_diff, '.1e', 8)} {differ:>14}")
         print(line)
     print("(|d mean|: |peer mean - ours|; max|d q|: largest per-query difference; #q>1e-6: "
           "queries differing by more than 1e-6;\n t/f: how many of them have tied scores in "
           "the run / scores that differ as written but tie as float32, as trec_eval stores "
           "them)")
-
-
-@dataclass
-class Target:
-    name: str
-    passed: bool | None  # None: could not be checked
-    detail: str
 
 
 def check_targets(rows: dict[str, Row], agreements: list[Agreement], lines: int
@@ -560,31 +548,6 @@ def check_targets(rows: dict[str, Row], agreements: list[Agreement], lines: int
         targets.append(Target(name, worst.max_query_diff <= TOLERANCE,
                               f"largest difference {worst.max_query_diff:.1e} ({worst.measure})"))
     return targets
-
-
-def print_targets(targets: list[Target]) -> None:
-    print("\nTargets")
-    for t in targets:
-        status = {True: "PASS", False: "FAIL", None: "N/A "}[t.passed]
-        print(f"{status}  {t.name}: {t.detail}")
-
-
-def load_average() -> str:
-    try:
-        return " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except (AttributeError, OSError):
-        return "n/a"
-
-
-def environment() -> dict:
-    info = {"python": sys.version.split()[0], "platform": platform.platform(),
-            "cpus": os.cpu_count()}
-    for dist in ("sklearn-rank", "numpy", "numba", "ranx", "pytrec-eval-terrier"):
-        try:
-            info[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            info[dist] = None
-    return info
 
 
 def write_json(path: str, env: dict, info: DataInfo, rows: dict[str, Row],
@@ -629,7 +592,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    env = environment()
+    env = environment("sklearn-rank", "numpy", "numba", "ranx", "pytrec-eval-terrier")
     print("environment: " + ", ".join(f"{k} {v}" for k, v in env.items()))
     print(f"measures: {' '.join(MEASURES)}")
     found = methods()

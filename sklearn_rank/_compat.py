@@ -9,19 +9,15 @@ machinery), so :mod:`sklearn_rank.metrics` imports it lazily.
 from sklearn.utils._metadata_requests import _routing_enabled
 from sklearn.utils._param_validation import (
     Interval,
-    InvalidParameterError,
     StrOptions,
     validate_parameter_constraints,
-    validate_params,
 )
 
 __all__ = [
     "Interval",
-    "InvalidParameterError",
     "StrOptions",
     "routing_enabled",
     "validate_parameter_constraints",
-    "validate_params",
 ]
 
 

@@ -151,14 +151,13 @@ def _curves(args, qrels, runs, names, specs):
     """Mean of every metric@k family of ``specs`` for every run."""
     from ._plots import at_k_families
 
-    curves = []
-    for label, family in at_k_families(specs):
-        by_run = {}
-        for name, r in zip(names, runs, strict=True):
-            ev = _evaluate(args, qrels, r, family)
-            by_run[name] = [ev.mean[str(s)] for s in family]
-        curves.append((label, by_run))
-    return curves
+    families = at_k_families(specs)
+    # One evaluation per run for all the families: the join and sort once.
+    means = [_evaluate(args, qrels, r, [s for _, family in families for s in family]).mean
+             for r in runs]
+    return [(label, {name: [mean[str(s)] for s in family]
+                     for name, mean in zip(names, means, strict=True)})
+            for label, family in families]
 
 
 def run(args) -> int:
@@ -186,6 +185,7 @@ def run_compare(args) -> int:
         return 2
     try:
         qrels, runs, names, results = _evaluate_all(args)
+        labels = _measure_names(results[0], {"convention": "trec_eval"})
         by_name = dict(zip(names, results, strict=True))
         baseline = _baseline(args.baseline, names, args.runs)
         report = compare(by_name, baseline=baseline, test=args.test,
@@ -203,12 +203,11 @@ def run_compare(args) -> int:
                     x, y, _ = paired_values(by_name[name], by_name[baseline], metric=metric,
                                             missing=args.missing)
                     differences[name] = x - y
-            labels = _measure_names(results[0], {"convention": "trec_eval"})
             save_figure(args.plot, _curves(args, qrels, runs, names, results[0].metrics),
                         (labels.get(metric, metric), differences), baseline)
     except (ValueError, TypeError, OSError, ImportError) as exc:
         return _fail("compare", exc)
-    report = report.relabel(_measure_names(results[0], {"convention": "trec_eval"}))
+    report = report.relabel(labels)
     text = {"text": str, "markdown": lambda r: r.to_markdown(),
             "latex": lambda r: r.to_latex()}[args.format](report)
     sys.stdout.write(text.rstrip("\n") + "\n")

@@ -22,12 +22,15 @@ NO_QID_HELP_SPLIT = (
 )
 
 
+def has_qid_column(X) -> bool:
+    """Whether ``X`` is a DataFrame with a ``qid`` column."""
+    columns = getattr(X, "columns", None)
+    return columns is not None and QID_COLUMN in list(columns)
+
+
 def frame_qid(X):
     """The ``qid`` column of a DataFrame ``X``, or None."""
-    columns = getattr(X, "columns", None)
-    if columns is not None and QID_COLUMN in list(columns):
-        return np.asarray(X[QID_COLUMN])
-    return None
+    return np.asarray(X[QID_COLUMN]) if has_qid_column(X) else None
 
 
 def missing_qid_error(who: str, splitter: bool = False) -> ValueError:

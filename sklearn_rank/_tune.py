@@ -5,8 +5,6 @@ from __future__ import annotations
 import sys
 import time
 
-import numpy as np
-
 __all__ = ["add_parser", "run"]
 
 GRID = {
@@ -94,7 +92,14 @@ def _load(args):
     return X, y, qid, f"make_ranking(n_queries={args.n_queries}, random_state={args.seed})"
 
 
+def _metric_names(k: int, metric: str) -> tuple[list[str], str]:
+    """The specs reported (one per --metric choice) and the one refit on."""
+    return [template.format(k=k) for template in METRICS.values()], METRICS[metric].format(k=k)
+
+
 def _candidates_table(results, names, refit) -> str:
+    import numpy as np
+
     params = results["params"]
     keys = list(params[0])
     short = [k.removeprefix("estimator__") for k in keys]
@@ -115,6 +120,8 @@ def _candidates_table(results, names, refit) -> str:
 
 
 def _summary(ev, names) -> str:
+    import numpy as np
+
     header = f"  {'metric':<28} {'mean':>7} {'std':>7} {'min':>7} {'25%':>7} " \
              f"{'median':>7} {'75%':>7} {'max':>7}"
     lines = [header]
@@ -145,8 +152,7 @@ def search(X, y, qid, *, k=10, metric="ndcg", folds=5, test_size=0.2, n_estimato
     from .metrics import evaluate, make_ranking_scorer
     from .model_selection import QueryKFold, QueryShuffleSplit
 
-    names = [template.format(k=k) for template in METRICS.values()]
-    refit = METRICS[metric].format(k=k)
+    names, refit = _metric_names(k, metric)
     train, test = next(QueryShuffleSplit(n_splits=1, test_size=test_size,
                                          random_state=seed).split(X, y, qid=qid))
     ranker = QueryRanker(LGBMRanker(n_estimators=n_estimators, verbose=-1,
@@ -177,6 +183,7 @@ def _significance(best, default, metric, seed) -> str:
 
 
 def run(args) -> int:
+    import numpy as np
     from sklearn.model_selection import ParameterGrid
 
     if args.k < 1 or args.folds < 2 or not 0 < args.test_size < 1:
@@ -185,8 +192,7 @@ def run(args) -> int:
         return 2
     t0 = time.perf_counter()
     X, y, qid, source = _load(args)
-    names = [template.format(k=args.k) for template in METRICS.values()]
-    refit = METRICS[args.metric].format(k=args.k)
+    names, refit = _metric_names(args.k, args.metric)
     print(f"data: {source}: {X.shape[0]} rows, {np.unique(qid).shape[0]} queries, "
           f"{X.shape[1]} features; rows per grade {np.bincount(np.asarray(y, int)).tolist()}")
     print(f"GridSearchCV over {len(ParameterGrid(GRID))} candidates x {args.folds} folds "

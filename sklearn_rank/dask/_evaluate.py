@@ -7,7 +7,7 @@ import numpy as np
 from ..metrics._chunked import PerQuery
 from ..metrics._engine import _qid_array
 from ..metrics._evaluation import Evaluation
-from ..metrics._ranking import _check_options, _plan, _specs
+from ..metrics._ranking import _todo
 
 __all__ = ["evaluate"]
 
@@ -95,9 +95,7 @@ def evaluate(ddf, *, label="label", score="score", qid="qid", weight=None,
     >>> ev.n_queries
     40
     """
-    specs = _specs(metrics)
-    _check_options(options, specs)
-    todo = _plan(specs, options)
+    todo = _todo(metrics, options)
     keys = list(todo)
     columns = [label, score, qid] + ([] if weight is None else [weight])
     missing = [c for c in columns if c not in ddf.columns]

@@ -11,6 +11,8 @@ from numbers import Integral
 
 import numpy as np
 
+from ..metrics._engine import _runs_of
+
 __all__ = ["load_svmlight_ranking"]
 
 #: Compression detected by magic bytes, whatever the file's extension.
@@ -105,7 +107,7 @@ def _parse_qid(token: bytes, lineno: int) -> int:
     return value
 
 
-def _diagnose(line: bytes, n_features: int | None = None) -> str | None:
+def _diagnose(line: bytes) -> str | None:
     """Why a data line is malformed (None if it is fine): the loader's rules."""
     parts = _strip_comment(line).split()
     if not parts:
@@ -137,8 +139,6 @@ def _diagnose(line: bytes, n_features: int | None = None) -> str | None:
             return f"feature index {idx} repeated"
         if idx < prev:
             return f"features not in increasing order (index {idx} after {prev})"
-        if n_features is not None and idx > n_features:
-            return f"feature index {idx} but n_features={n_features}"
         try:
             float(value)
         except ValueError:
@@ -165,11 +165,6 @@ def _read_sizes(query_path: str) -> np.ndarray:
                                  "must be >= 1")
             sizes.append(size)
     return np.array(sizes, dtype=np.int64)
-
-
-def _run_lengths(qid: np.ndarray) -> np.ndarray:
-    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
-    return np.diff(np.r_[starts, qid.shape[0]])
 
 
 def load_svmlight_ranking(
@@ -324,7 +319,7 @@ def load_svmlight_ranking(
     if lines.has_qid:
         qid = np.frombuffer(lines.qids, dtype=np.int64)
         if query_path is not None:
-            runs = _run_lengths(qid)
+            _, runs = _runs_of(qid)
             if runs.shape != sizes.shape or np.any(runs != sizes):
                 raise ValueError(
                     f"{path} has qid: fields and a query file {query_path} that disagree: "

@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from .._queries import QID_COLUMN, missing_qid_error
+from .._queries import QID_COLUMN, has_qid_column, missing_qid_error
 from ..metrics._engine import group_rows
 from ..metrics._ranking import evaluate
 
@@ -172,16 +172,14 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         """Key of the query-id column in X, or None."""
         if self.qid_column is not None:
             return self.qid_column
-        columns = getattr(X, "columns", None)
-        if columns is not None and QID_COLUMN in list(columns):
-            return QID_COLUMN
-        return None
+        return QID_COLUMN if has_qid_column(X) else None
 
-    def _split_qid(self, X, qid):
-        """``(X without the qid column, qid)``."""
+    def _find_qid(self, X):
+        """``(X, key, column)``: X (an array unless a DataFrame or sparse), the
+        key of its query-id column and the column's values; None without one."""
         key = self._column_key(X)
         if key is None:
-            return X, qid
+            return None
         columns = getattr(X, "columns", None)
         if columns is not None:
             name = columns[key] if isinstance(key, Integral) and key not in columns else key
@@ -190,8 +188,7 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
                     f"QueryRanker(qid_column={self.qid_column!r}): X has no such column; "
                     f"its columns are {list(columns)[:10]}."
                 )
-            column = np.asarray(X[name])
-            return X.drop(columns=[name]), (column if qid is None else qid)
+            return X, name, np.asarray(X[name])
         if not isinstance(key, Integral):
             raise ValueError(
                 f"QueryRanker(qid_column={key!r}) names a column, but X is not a "
@@ -203,12 +200,19 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
                 f"QueryRanker(qid_column={key}) is out of range for X with "
                 f"{X.shape[1]} columns."
             )
-        if hasattr(X, "tocsc"):
-            column = X[:, [key]].toarray().ravel()
-        else:
-            column = X[:, key]
-        keep = np.delete(np.arange(X.shape[1]), key)
-        return X[:, keep], (column if qid is None else qid)
+        column = X[:, [key]].toarray().ravel() if hasattr(X, "tocsc") else X[:, key]
+        return X, key, column
+
+    def _split_qid(self, X, qid):
+        """``(X without the qid column, qid)``."""
+        found = self._find_qid(X)
+        if found is None:
+            return X, qid
+        X, key, column = found
+        qid = column if qid is None else qid
+        if hasattr(X, "columns"):
+            return X.drop(columns=[key]), qid
+        return X[:, np.delete(np.arange(X.shape[1]), key)], qid
 
     def query_ids(self, X):
         """Query id of each row of X from the query-id column, or None without one.
@@ -223,9 +227,8 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         -------
         qid : ndarray of shape (n_rows,) or None
         """
-        if self._column_key(X) is None:
-            return None
-        return self._split_qid(X, None)[1]
+        found = self._find_qid(X)
+        return None if found is None else found[2]
 
     # -- fit / predict / score --------------------------------------------
 
@@ -287,7 +290,7 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
                 f"QueryRanker.{who}: X has {n_rows} rows but qid has {len(qid)} values; "
                 "pass one query id per row (not group sizes)."
             )
-        order, qids, sizes = group_rows(qid)
+        order, starts, sizes = group_rows(qid)
         y = np.asarray(y)
         if order is not None:
             X, y = _take_rows(X, order), y[order]
@@ -299,7 +302,6 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         elif kind == "qid":
             extra["qid"] = np.repeat(np.arange(sizes.shape[0]), sizes)
             if sample_weight is not None:  # XGBoost ranking weights are per query
-                starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
                 sample_weight = np.add.reduceat(np.asarray(sample_weight, float),
                                                 starts) / sizes
         return X, y, sample_weight, extra

@@ -12,14 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._ranking import evaluate
-from ._registry import MetricSpec, parse_metric
+from ._registry import MetricSpec, _spec_with
 
 __all__ = ["lightgbm_eval_metric", "xgboost_eval_metric"]
-
-
-def _spec(metric, options) -> MetricSpec:
-    spec = parse_metric(metric)
-    return spec.with_options(**options) if options else spec
 
 
 def _mean(spec: MetricSpec, y_true, y_score, sizes, weight) -> float:
@@ -115,7 +110,7 @@ def lightgbm_eval_metric(metric: str | MetricSpec, **options):
     >>> name, round(value, 6), higher_is_better
     ("ndcg(gain='linear')@2", 0.815465, True)
     """
-    return _LightGBMMetric(_spec(metric, options))
+    return _LightGBMMetric(_spec_with(metric, options))
 
 
 def xgboost_eval_metric(metric: str | MetricSpec, **options):
@@ -163,4 +158,4 @@ def xgboost_eval_metric(metric: str | MetricSpec, **options):
     >>> round(metric(np.array([1, 0, 2]), np.array([0.3, 0.2, 0.1])), 6)
     0.275412
     """
-    return _XGBoostMetric(_spec(metric, options))
+    return _XGBoostMetric(_spec_with(metric, options))

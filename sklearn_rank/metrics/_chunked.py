@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._engine import prepare
+from ._engine import _scalar, prepare
 from ._evaluation import Evaluation
-from ._ranking import _check_options, _finish_all, _per_query, _plan, _specs, _warn_no_relevant
+from ._ranking import _finish_all, _per_query, _todo, _warn_no_relevant
 
 __all__ = ["PerQuery", "evaluate_chunks"]
 
@@ -53,7 +53,7 @@ class PerQuery:
         if repeated.shape[0]:
             q = qids[repeated[0]]
             raise ValueError(
-                f"Query {q.item() if hasattr(q, 'item') else q!r} has rows in two places of "
+                f"Query {_scalar(q)!r} has rows in two places of "
                 f"{where}: each query's rows must be contiguous (sort the data by qid) or "
                 "kept in one partition."
             )
@@ -137,9 +137,7 @@ def evaluate_chunks(chunks: Iterable, *, metrics=("ndcg@10",), label="label", sc
     >>> streamed == evaluate(y, s, qid=qid, metrics=["ndcg@10", "map"])
     True
     """
-    specs = _specs(metrics)
-    _check_options(options, specs)
-    todo = _plan(specs, options)
+    todo = _todo(metrics, options)
     parts, carry, weighted = [], None, None
     for chunk in chunks:
         arrays = _columns(chunk, (label, score, qid, weight))

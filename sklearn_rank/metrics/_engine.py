@@ -87,10 +87,6 @@ class Data:
             self._columns[("judged",)] = self.judged
 
     @property
-    def n_rows(self) -> int:
-        return self.labels.shape[0]
-
-    @property
     def n_queries(self) -> int:
         return self.lengths.shape[0]
 
@@ -111,11 +107,15 @@ class Data:
 
     def to_query_order(self, values: np.ndarray) -> np.ndarray:
         """Reorder per-segment values into the order of ``qids``."""
-        if self.seg_pos is None:
-            return values
-        out = np.empty_like(values)
-        out[self.seg_pos] = values
-        return out
+        return _to_query_order(values, self.seg_pos)
+
+
+def _to_query_order(values: np.ndarray, seg_pos) -> np.ndarray:
+    if seg_pos is None:
+        return values
+    out = np.empty_like(values)
+    out[seg_pos] = values
+    return out
 
 
 def _scalar(value):
@@ -234,6 +234,12 @@ def _sort_keys(codes, n: int | None = None) -> np.ndarray:
     return key
 
 
+def _runs_of(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Starts and lengths of the runs of equal consecutive ids."""
+    starts = np.concatenate(([0], np.flatnonzero(ids[1:] != ids[:-1]) + 1))
+    return starts, np.diff(np.append(starts, ids.shape[0]))
+
+
 def _low(keys: np.ndarray) -> np.ndarray:
     return (keys & np.uint64(0xFFFFFFFF)).astype(np.intp)
 
@@ -349,7 +355,7 @@ def _group(q: np.ndarray):
     order as wholes, never by a second sort.
     """
     n = q.shape[0]
-    run_starts = np.concatenate(([0], np.flatnonzero(q[1:] != q[:-1]) + 1))
+    run_starts, _ = _runs_of(q)
     r = run_starts.shape[0]
     if r > n // 4:  # short runs: group the rows themselves
         by, bounds, rank, qids = _segments(q)
@@ -383,16 +389,13 @@ def query_codes(qid, name: str = "qid") -> tuple[np.ndarray, np.ndarray]:
 
 
 def group_rows(qid) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
-    """Stable row order that makes queries contiguous (None if they are),
-    and the sorted unique ids and sizes of the queries in that order."""
+    """Stable row order that makes queries contiguous (None if they are), and
+    the first row and size of each query in that order."""
     q = _qid_array(qid)
     if q.shape[0] == 0:
         raise ValueError("qid is empty; pass one query id per row.")
-    order, starts, seg_pos, qids = _group(q)
-    sizes = np.diff(np.append(starts, q.shape[0]))
-    if seg_pos is not None:  # contiguous but not sorted: ids in data order
-        qids = qids[seg_pos]
-    return order, qids, sizes
+    order, starts, _, _ = _group(q)
+    return order, starts, np.diff(np.append(starts, q.shape[0]))
 
 
 def grouped(labels: np.ndarray, scores: np.ndarray, lengths: np.ndarray, qids: np.ndarray,
@@ -505,11 +508,7 @@ def _query_weights(sample_weight, n, m, query_qid, row_qid, order, starts, lengt
         _check_finite(w, "sample_weight", row_qid)
         grouped = w if order is None else w[order]
         # A query's weight is the mean of its rows' weights (LightGBM's rule).
-        per_query = np.add.reduceat(grouped, starts) / lengths
-        if seg_pos is not None:
-            out = np.empty_like(per_query)
-            out[seg_pos] = per_query
-            per_query = out
+        per_query = _to_query_order(np.add.reduceat(grouped, starts) / lengths, seg_pos)
     if (w < 0).any():
         bad = w < 0
         first = np.flatnonzero(bad)[0]
@@ -566,15 +565,8 @@ class Ranking:
 
     @property
     def judged(self) -> np.ndarray:
-        """(q, w) 1 for judged documents (all of them outside TREC mode), input order."""
-        out = self._cache.get("judged")
-        if out is None:
-            if self.data.judged is None:
-                out = self.valid.astype(np.float64)
-            else:
-                out = self.unranked(("judged",), None)
-            self._cache["judged"] = out
-        return out
+        """(q, w) 1 for judged documents, input order (TREC mode only)."""
+        return self.unranked(("judged",), None)
 
     @property
     def width(self) -> int:
@@ -678,26 +670,39 @@ class Ranking:
         order, so the ranked values are returned.
         """
         out = self.ranked(key, func, width)
-        if self.tie_rows is None or self.tie_rows.shape[0] == 0:
+        if not self.tied:
             return out
         cache_key = ("expected", key, out.shape[1])
         cached = self._cache.get(cache_key)
         if cached is not None:
             return cached
-        rows = self.tie_rows
-        cut = out.shape[1]
-        gstart, gend = self.tie_groups(cut)
-        # Group sums need the values up to the end of the group straddling the cut.
-        span = int(gend[:, -1].max()) + 1
-        values = np.take_along_axis(self.unranked(key, func)[rows], self.order[rows, :span],
-                                    axis=1)
-        csum = np.zeros((values.shape[0], span + 1))
-        np.cumsum(values, axis=1, out=csum[:, 1:])
+        gstart, gend, csum = self.tie_sums(key, func, out.shape[1])
         total = (np.take_along_axis(csum, gend + 1, axis=1)
                  - np.take_along_axis(csum, gstart, axis=1))
         out = out.copy()
-        out[rows] = total / (gend - gstart + 1)
+        out[self.tie_rows] = total / (gend - gstart + 1)
         self._cache[cache_key] = out
+        return out
+
+    def tie_values(self, key, func, cut: int):
+        """For the tie rows: :meth:`tie_groups` of ``cut`` and ``func(labels)``
+        in rank order up to the end of the group straddling the cut."""
+        gstart, gend = self.tie_groups(cut)
+        span = int(gend[:, -1].max()) + 1
+        values = np.take_along_axis(self.unranked(key, func)[self.tie_rows],
+                                    self.order[self.tie_rows, :span], axis=1)
+        return gstart, gend, values
+
+    def tie_sums(self, key, func, cut: int):
+        """:meth:`tie_values` as running sums with a leading zero: column j
+        holds the sum over ranks before j. Computed once per column and cut."""
+        cache_key = ("tie_sums", key, cut)
+        out = self._cache.get(cache_key)
+        if out is None:
+            gstart, gend, values = self.tie_values(key, func, cut)
+            csum = np.zeros((values.shape[0], values.shape[1] + 1))
+            np.cumsum(values, axis=1, out=csum[:, 1:])
+            out = self._cache[cache_key] = (gstart, gend, csum)
         return out
 
     def tie_groups(self, cut: int) -> tuple[np.ndarray, np.ndarray]:
@@ -767,7 +772,7 @@ def _rank_block(data: Data, segments: np.ndarray, w: int, policies) -> dict:
         pad = cols >= lengths[:, None]
         neg[pad] = np.inf
     order = np.argsort(neg, axis=1)
-    srt = np.sort(neg, axis=1)
+    srt = np.take_along_axis(neg, order, axis=1)
     same = srt[:, 1:] == srt[:, :-1]
     if padded:
         same &= ~pad[:, 1:]

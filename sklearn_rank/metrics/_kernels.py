@@ -355,12 +355,7 @@ def _r_precision(rank, p, k):
 def _tie_groups_stats(rank, key, func, cut):
     """For the tie rows, per rank r < cut: the group's first column a, size g,
     number h of flagged (``func``) members and flagged documents above it."""
-    rows = rank.tie_rows
-    gstart, gend = rank.tie_groups(cut)
-    span = int(gend[:, -1].max()) + 1
-    flags = np.take_along_axis(rank.unranked(key, func)[rows], rank.order[rows, :span], axis=1)
-    csum = np.zeros((rows.shape[0], span + 1))
-    np.cumsum(flags, axis=1, out=csum[:, 1:])
+    gstart, gend, csum = rank.tie_sums(key, func, cut)
     above = np.take_along_axis(csum, gstart, axis=1)
     h = np.take_along_axis(csum, gend + 1, axis=1) - above
     g = (gend - gstart + 1).astype(np.float64)
@@ -500,10 +495,9 @@ def _cascade(rank, key, func, weights) -> np.ndarray:
 def _cascade_ties(rank, key, func, weights) -> np.ndarray:
     rows = rank.tie_rows
     cut = weights.shape[0]
-    gstart, gend = rank.tie_groups(cut)
-    span = int(gend[:, -1].max()) + 1
-    go_on = 1.0 - np.take_along_axis(rank.unranked(key, func)[rows], rank.order[rows, :span],
-                                     axis=1)
+    gstart, gend, stop = rank.tie_values(key, func, cut)
+    go_on = 1.0 - stop
+    span = go_on.shape[1]
     reach = np.ones((rows.shape[0], span + 1))
     np.cumprod(go_on, axis=1, out=reach[:, 1:])
     reach_group = np.take_along_axis(reach, gstart, axis=1)  # order-free: whole groups above

@@ -12,9 +12,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ._engine import iter_rankings, prepare
+from ._engine import _scalar, iter_rankings, prepare
 from ._evaluation import Evaluation
-from ._kernels import check_grades, check_labels
+from ._kernels import check_grades, check_labels, gain_column
 from ._registry import MetricSpec, _build, _closest, expand_metrics, validate_options
 
 __all__ = [
@@ -82,14 +82,24 @@ def _plan(specs: list[MetricSpec], options: dict) -> dict:
     return todo
 
 
+def _todo(metrics, options: dict) -> dict:
+    """Parse ``metrics``, check ``options`` against them, and :func:`_plan`."""
+    specs = _specs(metrics)
+    _check_options(options, specs)
+    return _plan(specs, options)
+
+
 def _per_query(data, todo: dict) -> tuple[dict, dict]:
     """Raw per-query values and empty masks (in the order of ``data.qids``),
     ranking each block once per tie policy."""
+    checked = set()  # each gain and max_grade once: a pass over the labels each
     for key, (_, p) in todo.items():
-        if "gain" in p:
+        if "gain" in p and (kind := gain_column(p["gain"])[0]) not in checked:
             check_labels(data, p["gain"], key)
-        if "max_grade" in p:
+            checked.add(kind)
+        if "max_grade" in p and ("grade", p["max_grade"]) not in checked:
             check_grades(data, p["max_grade"], key)
+            checked.add(("grade", p["max_grade"]))
     m = data.n_queries
     values = {key: np.empty(m) for key in todo}
     empty = {key: np.empty(m, dtype=bool) for key in todo}
@@ -144,7 +154,7 @@ def _finish(key, spec, policy, values, empty, qids, weights):
             first = qids[empty][0]
             raise ValueError(
                 f"{key}: {n_empty} of {values.shape[0]} queries have no relevant document "
-                f"(first: query {first.item() if hasattr(first, 'item') else first!r}) and "
+                f"(first: query {_scalar(first)!r}) and "
                 "empty='raise'; choose empty='zero', 'one', 'skip' or 'nan' to score them."
             )
         values[empty] = _EMPTY_VALUE[policy]

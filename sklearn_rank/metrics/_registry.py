@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels import KERNELS
+from ._kernels import KERNELS, _is_pairs
 
 __all__ = [
     "CONVENTIONS",
@@ -261,7 +261,7 @@ def _format(value) -> str:
     if isinstance(value, str):
         return repr(value)
     if isinstance(value, tuple):
-        if value and all(isinstance(p, tuple) and len(p) == 2 for p in value):
+        if _is_pairs(value):
             return "{" + ", ".join(f"{_format(a)}: {_format(b)}" for a, b in value) + "}"
         return "[" + ", ".join(_format(v) for v in value) + "]"
     if callable(value):
@@ -565,3 +565,9 @@ def parse_metric(spec: str | MetricSpec) -> MetricSpec:
                              f"but sets empty={options['empty']!r}.")
         options["empty"] = "zero"
     return _build(node.id.lower(), options, f"metric {spec!r}")
+
+
+def _spec_with(metric: str | MetricSpec, options: dict) -> MetricSpec:
+    """``parse_metric(metric)`` with ``options`` written into the spec."""
+    spec = parse_metric(metric)
+    return spec.with_options(**options) if options else spec

@@ -9,7 +9,7 @@ from sklearn.utils.metadata_routing import MetadataRequest
 from .._compat import routing_enabled
 from .._queries import frame_qid, missing_qid_error
 from ._ranking import evaluate
-from ._registry import METRICS, MetricSpec, _build, parse_metric
+from ._registry import METRICS, MetricSpec, _build, _spec_with
 
 __all__ = ["RankingScorer", "make_ranking_scorer", "query_ids_for"]
 
@@ -161,9 +161,7 @@ def make_ranking_scorer(metric: str | MetricSpec | Callable, **options) -> Ranki
     make_ranking_scorer("ndcg(gain='linear')@5")
     """
     if isinstance(metric, str | MetricSpec):
-        spec = parse_metric(metric)
-        if options:
-            spec = spec.with_options(**options)
+        spec = _spec_with(metric, options)
     elif callable(metric) and getattr(metric, "__name__", None) in _FUNCTIONS:
         spec = _build(_FUNCTIONS[metric.__name__], options, "make_ranking_scorer")
     else:

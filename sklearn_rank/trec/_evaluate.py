@@ -6,8 +6,7 @@ import os
 
 import numpy as np
 
-from .._hashing import combine
-from ..metrics._engine import _sort_keys, grouped
+from ..metrics._engine import _low, _runs_of, _sort_keys, grouped
 from ..metrics._evaluation import Evaluation
 from ..metrics._ranking import _check_options, _compute, _specs
 from ._io import Qrels, Run, _as_text, read_qrels, read_run
@@ -28,12 +27,6 @@ def _as_table(value, cls, reader, what):
                     f"{{qid: {{docno: value}}}} dict; got {type(value).__name__}.")
 
 
-def _runs_of(ids: np.ndarray):
-    """Starts and lengths of runs of equal consecutive ids."""
-    starts = np.concatenate(([0], np.flatnonzero(ids[1:] != ids[:-1]) + 1))
-    return starts, np.diff(np.append(starts, ids.shape[0]))
-
-
 def _codes(ids: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
     """Position of every id in the sorted ``vocabulary`` (ids are grouped in runs)."""
     starts, lengths = _runs_of(ids)
@@ -46,8 +39,7 @@ def _join(qrels: Qrels, run: Run) -> np.ndarray:
     A hash join on (qid, docno); matches are verified by comparing the ids, and
     a hash collision falls back to an exact dictionary join.
     """
-    q_key = combine(*qrels._hashes)
-    r_key = combine(*run._hashes)
+    q_key, r_key = qrels._key, run._key
     order = np.argsort(q_key, kind="stable")
     sorted_keys = q_key[order]
     # Searching the run's keys in sorted order walks the qrels keys sequentially
@@ -219,14 +211,16 @@ def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
 
     # A judged query with no document to hold (complete mode, nothing judged
     # >= 0 and nothing retrieved): one unjudged placeholder scores it 0.
-    empty = np.flatnonzero(evaluated & (np.bincount(codes, minlength=evaluated.shape[0]) == 0))
+    counts = np.bincount(codes, minlength=vocabulary.shape[0])
+    empty = np.flatnonzero(evaluated & (counts == 0))
     if empty.shape[0]:
         codes = np.concatenate((codes, empty))
         labels = np.concatenate((labels, np.zeros(empty.shape[0])))
         judged = np.concatenate((judged, np.zeros(empty.shape[0])))
+        counts[empty] = 1
 
-    group = (_sort_keys(codes) & np.uint64(0xFFFFFFFF)).astype(np.intp)  # stable by query
-    lengths = np.bincount(codes, minlength=vocabulary.shape[0])[evaluated]
+    group = _low(_sort_keys(codes))  # stable by query
+    lengths = counts[evaluated]
     scores = -np.arange(group.shape[0], dtype=np.float64)  # ranks: retrieved first, in order
     qids = _as_text(vocabulary[evaluated])
     return grouped(labels[group], scores, lengths, qids, n_retrieved=n_ret[evaluated],

@@ -67,8 +67,9 @@ class _Table:
         return _as_text(self.docno_bytes)
 
     @cached_property
-    def _hashes(self):
-        return hash64(self.qid_bytes), hash64(self.docno_bytes)
+    def _key(self) -> np.ndarray:
+        """A 64-bit hash of each (qid, docno) pair (equal pairs, equal keys)."""
+        return combine(hash64(self.qid_bytes), hash64(self.docno_bytes))
 
     def _n_queries(self) -> int:
         return np.unique(self.qid_bytes).shape[0]
@@ -258,7 +259,7 @@ class _Fields:
 def _check_duplicates(fields: _Fields, table: _Table, what: str):
     """Error naming the first document listed twice for a query."""
     qid, docno = table.qid_bytes, table.docno_bytes
-    key = combine(*table._hashes)
+    key = table._key
     sorted_keys = np.sort(key)
     if not (sorted_keys[1:] == sorted_keys[:-1]).any():
         return
