@@ -1,36 +1,27 @@
-"""Vectorised 64-bit hashing of fixed-width string arrays."""
+"""Vectorised 64-bit hashing of byte strings (query and document ids)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-_OFFSET = np.uint64(14695981039346656037)
-_PRIME = np.uint64(1099511628211)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
-def hash64(values: np.ndarray) -> np.ndarray:
-    """FNV-1a over the characters of a ``'S'`` or ``'U'`` array, one uint64 each.
-
-    NUL characters are skipped: they are the padding of NumPy's fixed-width
-    strings, so an id hashes the same in arrays of any width. Equal strings
-    hash equal; callers that need exactness verify candidate matches by
-    comparing the strings.
-    """
+def _words(values: np.ndarray) -> np.ndarray:
+    """A ``'S'`` array as rows of uint64 words (NUL padded to a multiple of 8)."""
     values = np.ascontiguousarray(values)
-    n = values.shape[0]
-    unit = np.uint8 if values.dtype.kind == "S" else np.uint32
-    if n == 0 or values.dtype.itemsize == 0:
-        return np.full(n, _OFFSET, dtype=np.uint64)
-    chars = values.view(unit).reshape(n, -1)
-    h = np.full(n, _OFFSET, dtype=np.uint64)
-    for j in range(chars.shape[1]):
-        c = chars[:, j]
-        h = np.where(c != 0, (h ^ c) * _PRIME, h)
-    return h
+    n, width = values.shape[0], values.dtype.itemsize
+    n_words = max(1, -(-width // 8))
+    if width == 8 * n_words:
+        return values.view(np.uint64).reshape(n, n_words)
+    words = np.zeros((n, n_words), dtype=np.uint64)
+    words.view(np.uint8)[:, :width] = values.view(np.uint8).reshape(n, width)
+    return words
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finalizer: every input bit affects every output bit."""
+    """splitmix64's finalizer: a bijection in which every input bit affects
+    every output bit."""
     x = x ^ (x >> np.uint64(30))
     x *= np.uint64(0xBF58476D1CE4E5B9)
     x ^= x >> np.uint64(27)
@@ -39,7 +30,44 @@ def _mix(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def combine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Hash of a pair from the hashes of its parts (well mixed: FNV hashes of
-    similar short strings differ in few bits)."""
-    return _mix(a ^ (_mix(b) + np.uint64(0x9E3779B97F4A7C15)))
+def _multiplier(j: int) -> np.uint64:
+    """An odd 64-bit constant for word position j."""
+    return _mix(np.array([j + 1], dtype=np.uint64) * _GOLDEN)[0] | np.uint64(1)
+
+
+def hash_words(words) -> np.ndarray:
+    """A 64-bit hash of strings given as their successive 8-byte words.
+
+    ``words`` is an iterable of uint64 arrays, the j-th holding word j of
+    every string (zero past its end). The hash is the XOR over j of word j
+    times an odd constant for position j: two passes per word, and an all-zero
+    word adds nothing, so NumPy's NUL padding (any width) leaves it unchanged.
+    It is not mixed: equal strings hash equal and strings differing in one
+    word never collide, but use :func:`pair_key` or :func:`hash64` where the
+    bits must look random.
+    """
+    h = None
+    for j, w in enumerate(words):
+        w = w * _multiplier(j)
+        if h is None:
+            h = w
+        else:
+            h ^= w
+    return h
+
+
+def hash64(values: np.ndarray) -> np.ndarray:
+    """A well-mixed 64-bit hash of every string of a ``'S'`` array.
+
+    Equal strings hash equal whatever the array widths; callers that need
+    exactness verify candidate matches by comparing the strings.
+    """
+    if values.dtype.kind != "S":
+        raise TypeError(f"hash64 takes a bytes ('S') array, not {values.dtype}.")
+    return _mix(hash_words(_words(values).T))
+
+
+def pair_key(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """A well-mixed 64-bit key of pairs of strings, from :func:`hash64` of the
+    first and :func:`hash_words` of the second."""
+    return _mix(first ^ second)

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Data", "Ranking", "group_rows", "grouped", "iter_rankings", "prepare", "query_codes"]
+__all__ = ["Data", "Ranking", "group_rows", "iter_rankings", "prepare", "query_codes",
+           "ranked_data"]
 
 # Upper bound on the number of cells (queries x padded width) of one block. It
 # bounds the engine's working memory whatever the size of the input, and keeps
@@ -67,6 +68,9 @@ class Data:
     order : ndarray of shape (n_rows,) or None
         The row permutation that grouped the input (None when it was
         already grouped).
+    in_rank_order : bool
+        TREC mode: each query's rows are already ranked (decreasing scores,
+        no ties), so blocks need no sorting.
     """
 
     labels: np.ndarray
@@ -80,6 +84,7 @@ class Data:
     order: np.ndarray | None = field(repr=False)
     n_retrieved: np.ndarray | None = field(default=None, repr=False)
     judged: np.ndarray | None = field(default=None, repr=False)
+    in_rank_order: bool = False
     _columns: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
@@ -398,15 +403,19 @@ def group_rows(qid) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
     return order, starts, np.diff(np.append(starts, q.shape[0]))
 
 
-def grouped(labels: np.ndarray, scores: np.ndarray, lengths: np.ndarray, qids: np.ndarray,
-            *, n_retrieved: np.ndarray | None = None, judged: np.ndarray | None = None) -> Data:
-    """Data for rows already grouped by query, queries in the order of ``qids``.
+def ranked_data(labels: np.ndarray, lengths: np.ndarray, qids: np.ndarray, *,
+                n_retrieved: np.ndarray | None = None,
+                judged: np.ndarray | None = None) -> Data:
+    """Data for rows grouped by query and ranked within each query, queries in
+    the order of ``qids`` (the scores are decreasing, without ties).
 
     For trusted internal callers (TREC evaluation), which validated the values.
     """
-    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    starts = np.cumsum(lengths) - lengths
+    scores = -np.arange(labels.shape[0], dtype=np.float64)
     return Data(labels, scores, starts, lengths, qids, None, None,
-                np.repeat(qids, lengths), None, n_retrieved=n_retrieved, judged=judged)
+                np.repeat(qids, lengths), None, n_retrieved=n_retrieved, judged=judged,
+                in_rank_order=True)
 
 
 def prepare(y_true, y_score, qid=None, sample_weight=None) -> Data:
@@ -652,6 +661,10 @@ class Ranking:
             full = self._cache.get(("ranked", key, self.width))
             if full is not None:
                 out = full[:, :width]
+            elif self.data.in_rank_order:
+                out = self.unranked(key, func)[:, :width].copy()
+                if self.retrieved is not None:  # judged but not retrieved: no rank
+                    out[np.arange(width) >= self.retrieved[:, None]] = 0.0
             else:
                 out = self.unranked(key, func).ravel()[self.flat_order[:, :width]]
                 if self.retrieved is not None:  # judged but not retrieved: no rank
@@ -763,6 +776,10 @@ def _rank_block(data: Data, segments: np.ndarray, w: int, policies) -> dict:
     lengths = data.lengths[segments]
     starts = data.starts[segments]
     cols = np.arange(w)
+    if data.in_rank_order:  # rows already ranked, no ties
+        order = np.broadcast_to(cols, (segments.shape[0], w))
+        return {policy: Ranking(data, segments, lengths, starts, order, policy)
+                for policy in policies}
     padded = bool((lengths < w).any())
     # Negated scores, so that an ascending sort ranks by decreasing score;
     # padding holds +inf and sorts last.

@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from ..metrics._engine import _low, _runs_of, _sort_keys, grouped
+from ..metrics._engine import _runs_of, ranked_data
 from ..metrics._evaluation import Evaluation
 from ..metrics._ranking import _check_options, _compute, _specs
 from ._io import Qrels, Run, _as_text, read_qrels, read_run
@@ -27,73 +27,130 @@ def _as_table(value, cls, reader, what):
                     f"{{qid: {{docno: value}}}} dict; got {type(value).__name__}.")
 
 
-def _codes(ids: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
-    """Position of every id in the sorted ``vocabulary`` (ids are grouped in runs)."""
-    starts, lengths = _runs_of(ids)
-    return np.repeat(np.searchsorted(vocabulary, ids[starts]), lengths)
+def _codes(table, vocabulary: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Position in the sorted ``vocabulary`` of every row's qid, and of every
+    run of rows with the same qid."""
+    starts, lengths = table._qid_runs
+    codes = np.searchsorted(vocabulary, table.qid_bytes[starts])
+    return np.repeat(codes, lengths), codes
 
 
-def _join(qrels: Qrels, run: Run) -> np.ndarray:
-    """For every run row, the qrels row judging the same (qid, docno), or -1.
+class _HashTable:
+    """Open-addressing (linear probing) hash tables of keys, one per query.
 
-    A hash join on (qid, docno); matches are verified by comparing the ids, and
-    a hash collision falls back to an exact dictionary join.
+    Query ``c`` gets its own power-of-two region of slots, at least 8 per key,
+    so a query's lookups stay within a few cache lines; a slot holds a row
+    number of ``keys``, or ``len(keys)`` when empty. Built and searched
+    vectorised: rows that want the same slot take it in turns, the others move
+    on to the next slot of their region.
     """
-    q_key, r_key = qrels._key, run._key
-    order = np.argsort(q_key, kind="stable")
-    sorted_keys = q_key[order]
-    # Searching the run's keys in sorted order walks the qrels keys sequentially
-    # (measured 3x faster than searching them in file order).
-    by_key = np.argsort(r_key)
-    pos = np.empty(r_key.shape[0], dtype=np.intp)
-    pos[by_key] = np.searchsorted(sorted_keys, r_key[by_key])
-    np.minimum(pos, sorted_keys.shape[0] - 1, out=pos)
-    match = np.where(sorted_keys[pos] == r_key, order[pos], -1)
-    hit = match >= 0
-    same = ((run.qid_bytes[hit] == qrels.qid_bytes[match[hit]])
-            & (run.docno_bytes[hit] == qrels.docno_bytes[match[hit]]))
-    if same.all() and not (sorted_keys[1:] == sorted_keys[:-1]).any():
-        return match
+
+    def __init__(self, keys: np.ndarray, codes: np.ndarray, n_codes: int):
+        n = keys.shape[0]
+        per_query = np.bincount(codes, minlength=n_codes)
+        self.size = 1 << np.ceil(np.log2(np.maximum(8 * per_query, 8))).astype(np.int64)
+        self.base = np.cumsum(self.size) - self.size
+        self.mask = (self.size - 1).astype(np.uint64)
+        self.keys = np.append(keys, np.uint64(0))  # row n: the empty slot's key
+        self.table = np.full(int(self.size.sum()), n,
+                             dtype=np.int32 if n < 2**31 - 1 else np.int64)
+        pending = np.arange(n, dtype=self.table.dtype)
+        pos = self._home(keys, codes)
+        while pending.shape[0]:
+            self.table[pos] = pending  # one of the rows wanting a slot gets it
+            lost = self.table[pos] != pending
+            pending, pos = pending[lost], pos[lost]
+            while pending.shape[0]:  # the others probe for the next free slot
+                taken = np.flatnonzero(self.table[pos] < n)
+                if not taken.shape[0]:
+                    break
+                pos[taken] = self._next(pos[taken], codes[pending[taken]])
+
+    def _home(self, keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        return self.base[codes] + (keys & self.mask[codes]).view(np.int64)
+
+    def _next(self, pos: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        base = self.base[codes]
+        return base + ((pos - base + 1) & (self.size[codes] - 1))
+
+    def find(self, keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """For every key, the row holding it (searched in its query's region), or -1."""
+        n = self.keys.shape[0] - 1
+        pos = self._home(keys, codes)
+        row = self.table[pos]
+        hit = self.keys[row] == keys
+        hit &= row < n
+        out = np.where(hit, row, -1)
+        pending = np.flatnonzero(~hit & (row < n))  # a slot holding another key
+        pos = pos[pending]
+        while pending.shape[0]:
+            pos = self._next(pos, codes[pending])
+            row = self.table[pos]
+            hit = self.keys[row] == keys[pending]
+            hit &= row < n
+            out[pending[hit]] = row[hit]
+            go_on = np.flatnonzero(~hit & (row < n))
+            pending, pos = pending[go_on], pos[go_on]
+        return out
+
+
+def _verify(match: np.ndarray, qrels: Qrels, run: Run, q_code: np.ndarray,
+            r_code: np.ndarray) -> None:
+    """Check a hash join of the run to the qrels on (qid, docno) by comparing
+    the ids of every match; after a hash collision, redo it exactly (in place)."""
+    hit = np.flatnonzero(match >= 0)
+    judged = match[hit]
+    if ((q_code[judged] == r_code[hit]).all()
+            and (qrels._docno_at(judged) == run._docno_at(hit)).all()):
+        return
     index = {pair: i for i, pair in enumerate(zip(qrels.qid_bytes.tolist(),
                                                   qrels.docno_bytes.tolist(), strict=True))}
-    return np.array([index.get(pair, -1) for pair in zip(run.qid_bytes.tolist(),
-                                                        run.docno_bytes.tolist(), strict=True)])
+    match[:] = [index.get(pair, -1) for pair in zip(run.qid_bytes.tolist(),
+                                                   run.docno_bytes.tolist(), strict=True)]
 
 
-def _trec_order(qcode: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np.ndarray:
+def _trec_order(qcode: np.ndarray, score: np.ndarray, docno_at):
     """Row order grouped by query, by decreasing score, ties by decreasing docno.
 
-    Runs usually come grouped by query and sorted by score: that is checked in
-    O(n) and kept; only tied rows are sorted by document id.
+    Returns ``(order, moved)``. Runs usually come grouped by query and sorted
+    by score (checked in O(n)): then ``order`` is None, or, when scores tie,
+    the identity but at the positions ``moved``. Otherwise ``order`` is a
+    sort and ``moved`` None. Only tied rows are sorted by document id.
     """
     n = qcode.shape[0]
-    if n == 0:
-        return np.arange(0)
     starts, _ = _runs_of(qcode)
-    grouped_in_runs = np.unique(qcode[starts]).shape[0] == starts.shape[0]
+    starts = starts[:n]
     new_query = np.zeros(n, dtype=bool)
     new_query[starts] = True
-    descending = new_query[1:] | (score[1:] <= score[:-1])
-    if grouped_in_runs and descending.all():
-        order = np.arange(n)
+    if (np.unique(qcode[starts]).shape[0] == starts.shape[0]
+            and (new_query[1:] | (score[1:] <= score[:-1])).all()):
+        order, q, s = None, qcode, score
     else:
         order = np.lexsort((-score, qcode))
-    q, s = qcode[order], score[order]
-    tie = (q[1:] == q[:-1]) & (s[1:] == s[:-1])
-    if tie.any():  # break score ties by decreasing document id, as trec_eval
-        in_tie = np.zeros(n, dtype=bool)
-        in_tie[1:] |= tie
-        in_tie[:-1] |= tie
-        rows = np.flatnonzero(in_tie)  # positions of the tied rows, groups contiguous
-        group = np.cumsum(np.concatenate(([True], ~tie[rows[:-1]])))
-        by_doc = np.lexsort((docno[order[rows]], group))  # increasing docno in groups
-        starts = np.flatnonzero(np.diff(group[by_doc], prepend=-1))
-        first = np.repeat(starts, np.diff(np.append(starts, rows.shape[0])))
-        last = np.repeat(np.append(starts[1:], rows.shape[0]) - 1,
-                         np.diff(np.append(starts, rows.shape[0])))
-        reversed_in_group = by_doc[first + last - np.arange(rows.shape[0])]
-        order[rows] = order[rows[reversed_in_group]]
-    return order
+        q, s = qcode[order], score[order]
+    tie = s[1:] == s[:-1]
+    tie &= q[1:] == q[:-1]
+    if not tie.any():
+        return order, None
+    # break score ties by decreasing document id, as trec_eval
+    in_tie = np.zeros(n, dtype=bool)
+    in_tie[1:] |= tie
+    in_tie[:-1] |= tie
+    tied = np.flatnonzero(in_tie)  # positions of the tied rows, groups contiguous
+    rows = tied if order is None else order[tied]
+    group = np.cumsum(np.concatenate(([True], ~tie[tied[:-1]])))
+    by_doc = np.lexsort((docno_at(rows), group))  # increasing docno in groups
+    starts = np.flatnonzero(np.diff(group[by_doc], prepend=-1))
+    first = np.repeat(starts, np.diff(np.append(starts, tied.shape[0])))
+    last = np.repeat(np.append(starts[1:], tied.shape[0]) - 1,
+                     np.diff(np.append(starts, tied.shape[0])))
+    reversed_in_group = by_doc[first + last - np.arange(tied.shape[0])]
+    if order is not None:
+        order[tied] = rows[reversed_in_group]
+        return order, None
+    order = np.arange(n)
+    order[tied] = rows[reversed_in_group]
+    return order, tied
 
 
 def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, complete=False,
@@ -166,62 +223,83 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     return _compute(data, specs, options)
 
 
+def _within(codes: np.ndarray) -> np.ndarray:
+    """Position of every element among the elements with the same code (stable)."""
+    if not codes.shape[0]:
+        return codes
+    by = np.argsort(codes, kind="stable")
+    starts, lengths = _runs_of(codes[by])
+    out = np.empty_like(by)
+    out[by] = np.arange(by.shape[0]) - np.repeat(starts, lengths)
+    return out
+
+
 def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
     if len(qrels) == 0:
         raise ValueError("The qrels hold no judgment.")
-    q_starts, _ = _runs_of(qrels.qid_bytes)
-    r_starts, _ = _runs_of(run.qid_bytes)
-    vocabulary = np.unique(np.concatenate((qrels.qid_bytes[q_starts], run.qid_bytes[r_starts])))
-    q_code = _codes(qrels.qid_bytes, vocabulary)
-    r_code = _codes(run.qid_bytes, vocabulary)
-    judged_query = np.zeros(vocabulary.shape[0], dtype=bool)
-    judged_query[q_code] = True
-    evaluated = judged_query.copy()
+    vocabulary = np.unique(np.concatenate((qrels.qid_bytes[qrels._qid_runs[0]],
+                                           run.qid_bytes[run._qid_runs[0]])))
+    n_codes = vocabulary.shape[0]
+    q_code, q_run_code = _codes(qrels, vocabulary)
+    r_code, r_run_code = _codes(run, vocabulary)
+    evaluated = np.zeros(n_codes, dtype=bool)
+    evaluated[q_run_code] = True
     if not complete:
         in_run = np.zeros_like(evaluated)
-        in_run[r_code] = True
+        in_run[r_run_code] = True
         evaluated &= in_run
-
     if not evaluated.any():
         raise ValueError(
             "No query has both results and relevance judgments (as trec_eval says); check "
             "that the run and the qrels use the same query ids, or pass complete=True."
         )
-    match = _join(qrels, run)
-    level = np.where(match >= 0, qrels.rel[np.maximum(match, 0)], -1.0)
+
+    match = _HashTable(qrels._key, q_code, n_codes).find(run._key, r_code)
+    _verify(match, qrels, run, q_code, r_code)
+    level = np.append(qrels.rel, -1.0)[match]  # -1: not judged
     keep = evaluated[r_code]
     if judged_only:
         keep &= level >= 0
-    rows = np.flatnonzero(keep)
+    if not keep.all():
+        rows = np.flatnonzero(keep)
+        r_code, level, score, match = r_code[rows], level[rows], run.score[rows], match[rows]
+    else:
+        rows, score = None, run.score
     # trec_eval keeps scores as C floats: near-equal doubles tie, and the tie
     # goes by document id.
-    score = run.score[rows].astype(np.float32)
-    order = rows[_trec_order(r_code[rows], score, run.docno_bytes[rows])]
+    order, moved = _trec_order(r_code, score.astype(np.float32),
+                               run._docno_at if rows is None else lambda i: run._docno_at(rows[i]))
+    if moved is not None:
+        level[moved] = level[order[moved]]  # ties reordered within queries only
+    elif order is not None:
+        r_code, level = r_code[order], level[order]
 
     # Judged documents the run did not retrieve: they count for the ideal
     # ranking and the number of relevant documents, at no rank.
-    retrieved = np.zeros(len(qrels), dtype=bool)
-    retrieved[match[order][match[order] >= 0]] = True
-    missed = np.flatnonzero(~retrieved & (qrels.rel >= 0) & evaluated[q_code])
+    retrieved = np.zeros(len(qrels) + 1, dtype=bool)
+    retrieved[match] = True  # (row -1, the last: not judged)
+    missed = np.flatnonzero(~retrieved[:-1] & (qrels.rel >= 0) & evaluated[q_code])
 
-    codes = np.concatenate((r_code[order], q_code[missed]))
-    labels = np.concatenate((np.maximum(level[order], 0.0), qrels.rel[missed]))
-    judged = np.concatenate(((level[order] >= 0).astype(np.float64), np.ones(missed.shape[0])))
-    n_ret = np.bincount(r_code[order], minlength=vocabulary.shape[0])
-
+    # Each query's rows, queries in code order: its retrieved documents in rank
+    # order, then the judged ones it missed (in qrels order).
+    missed_code = q_code[missed]
+    starts, lengths = _runs_of(r_code)
+    n_ret = np.zeros(n_codes, dtype=np.int64)
+    np.add.at(n_ret, r_code[starts[:r_code.shape[0]]], lengths[:r_code.shape[0]])
+    counts = n_ret + np.bincount(missed_code, minlength=n_codes)
     # A judged query with no document to hold (complete mode, nothing judged
     # >= 0 and nothing retrieved): one unjudged placeholder scores it 0.
-    counts = np.bincount(codes, minlength=vocabulary.shape[0])
-    empty = np.flatnonzero(evaluated & (counts == 0))
-    if empty.shape[0]:
-        codes = np.concatenate((codes, empty))
-        labels = np.concatenate((labels, np.zeros(empty.shape[0])))
-        judged = np.concatenate((judged, np.zeros(empty.shape[0])))
-        counts[empty] = 1
-
-    group = _low(_sort_keys(codes))  # stable by query
-    lengths = counts[evaluated]
-    scores = -np.arange(group.shape[0], dtype=np.float64)  # ranks: retrieved first, in order
-    qids = _as_text(vocabulary[evaluated])
-    return grouped(labels[group], scores, lengths, qids, n_retrieved=n_ret[evaluated],
-                   judged=judged[group])
+    counts[evaluated & (counts == 0)] = 1
+    offset = np.cumsum(counts) - counts
+    at = np.repeat(offset[r_code[starts[:r_code.shape[0]]]] - starts[:r_code.shape[0]],
+                   lengths[:r_code.shape[0]])
+    at += np.arange(r_code.shape[0])
+    labels = np.zeros(int(counts.sum()))
+    judged = np.zeros_like(labels)
+    labels[at] = np.maximum(level, 0.0)
+    judged[at] = level >= 0
+    at = offset[missed_code] + n_ret[missed_code] + _within(missed_code)
+    labels[at] = qrels.rel[missed]
+    judged[at] = 1.0
+    return ranked_data(labels, counts[evaluated], _as_text(vocabulary[evaluated]),
+                       n_retrieved=n_ret[evaluated], judged=judged)

@@ -9,11 +9,12 @@ from functools import cached_property
 
 import numpy as np
 
-from .._hashing import combine, hash64
+from .._hashing import _words, hash64, hash_words, pair_key
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run"]
 
 _CHUNK = 1 << 23  # bytes read at a time (progress is reported per chunk)
+_ARROW = True  # parse plain files with pyarrow when it is installed (tests switch it off)
 
 
 def _as_bytes(ids) -> np.ndarray:
@@ -43,9 +44,13 @@ class _Table:
 
     def __init__(self, qid, docno, values):
         self.qid_bytes = _as_bytes(qid)
-        self.docno_bytes = _as_bytes(docno)
+        if isinstance(docno, _Column):  # from a file: bytes arrays made when needed
+            self._docno_column = docno
+        else:
+            self._docno_column = None
+            self.docno_bytes = _as_bytes(docno)
         values = np.asarray(values, dtype=np.float64)
-        shapes = (self.qid_bytes.shape, self.docno_bytes.shape, values.shape)
+        shapes = (self.qid_bytes.shape, (self._n_docno(),), values.shape)
         if values.ndim != 1 or len(set(shapes)) != 1:
             raise ValueError(
                 f"qid, docno and {self._value_name} must be 1-D arrays of the same length; got "
@@ -55,6 +60,20 @@ class _Table:
 
     def __len__(self) -> int:
         return self.qid_bytes.shape[0]
+
+    def _n_docno(self) -> int:
+        column = self._docno_column
+        return self.docno_bytes.shape[0] if column is None else len(column)
+
+    @cached_property
+    def docno_bytes(self) -> np.ndarray:
+        """Document ids as UTF-8 bytes."""
+        return self._docno_column.fixed()
+
+    def _docno_at(self, rows: np.ndarray) -> np.ndarray:
+        """Document ids of ``rows`` as UTF-8 bytes."""
+        column = self.__dict__.get("docno_bytes", self._docno_column)
+        return column[rows] if isinstance(column, np.ndarray) else column.fixed(rows)
 
     @cached_property
     def qid(self) -> np.ndarray:
@@ -69,7 +88,19 @@ class _Table:
     @cached_property
     def _key(self) -> np.ndarray:
         """A 64-bit hash of each (qid, docno) pair (equal pairs, equal keys)."""
-        return combine(hash64(self.qid_bytes), hash64(self.docno_bytes))
+        starts, lengths = self._qid_runs  # each query's rows are mostly adjacent
+        column = self.__dict__.get("docno_bytes", self._docno_column)
+        docno = hash_words(_words(column).T) if isinstance(column, np.ndarray) else column.hash()
+        return pair_key(np.repeat(hash64(self.qid_bytes[starts]), lengths), docno)
+
+    @cached_property
+    def _qid_runs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Starts and lengths of the runs of consecutive rows with equal qids."""
+        n = len(self)
+        words = _words(self.qid_bytes)
+        starts = np.flatnonzero((words[1:] != words[:-1]).any(axis=1)) + 1
+        starts = np.concatenate(([0], starts)) if n else starts
+        return starts, np.diff(np.append(starts, n))
 
     def _n_queries(self) -> int:
         return np.unique(self.qid_bytes).shape[0]
@@ -154,28 +185,89 @@ class Run(_Table):
 # reading
 # --------------------------------------------------------------------------
 
+_PAD = 8  # zero bytes kept after the data: 8-byte word reads never leave the buffer
+# _MASKS[k]: a uint64 word keeping its first k bytes (in memory order, any endianness)
+_MASKS = np.frombuffer(b"".join(b"\xff" * k + b"\x00" * (8 - k) for k in range(9)),
+                       dtype=np.uint64)
 
-def _read_bytes(path_or_buffer, progress: Callable | None) -> tuple[bytes, str]:
-    """The whole content (gunzipped) and a name for messages."""
+
+def _padded(data) -> np.ndarray:
+    buf = np.zeros(len(data) + _PAD, dtype=np.uint8)
+    buf[:len(data)] = np.frombuffer(data, dtype=np.uint8)
+    return buf
+
+
+def _read_buffer(path_or_buffer, progress: Callable | None) -> tuple[np.ndarray, str]:
+    """The whole content (gunzipped) as bytes followed by ``_PAD`` zeros, and a
+    name for messages."""
     if hasattr(path_or_buffer, "read"):
         data = path_or_buffer.read()
         name = getattr(path_or_buffer, "name", "<buffer>")
         if isinstance(data, str):
             data = data.encode()
+        buf = _padded(data)
     else:
         name = os.fspath(path_or_buffer)
         size = os.path.getsize(name)
-        chunks, done = [], 0
-        with open(name, "rb") as f:
-            while chunk := f.read(_CHUNK):
-                chunks.append(chunk)
-                done += len(chunk)
+        buf = np.zeros(size + _PAD, dtype=np.uint8)
+        view, done = memoryview(buf), 0
+        with open(name, "rb") as f:  # straight into the array: no copy
+            while done < size and (got := f.readinto(view[done:min(done + _CHUNK, size)])):
+                done += got
                 if progress is not None:
                     progress(name, done, size)
-        data = b"".join(chunks)
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    return data, str(name)
+        buf = buf[:done + _PAD]
+    if buf[0] == 0x1F and buf[1] == 0x8B:
+        buf = _padded(gzip.decompress(buf[:-_PAD].tobytes()))
+    return buf, str(name)
+
+
+class _Column:
+    """Strings stored back to back in a byte buffer: ``buf[start:start + length]``.
+
+    ``buf`` must be followed by ``_PAD`` readable bytes. The strings are read
+    8 bytes at a time (a vectorised memcpy), which makes fixed-width arrays
+    (:meth:`fixed`) and hashes (:meth:`hash`) without a Python loop.
+    """
+
+    def __init__(self, buf: np.ndarray, start: np.ndarray, length: np.ndarray):
+        self.buf, self.start, self.length = buf, start, length
+
+    def __len__(self) -> int:
+        return self.start.shape[0]
+
+    def _words(self, rows=slice(None)):
+        """Word j of every string (of ``rows``), for j = 0, 1, ... (zero past its end)."""
+        start, length = self.start[rows], self.length[rows]
+        n_words = max(1, -(-int(length.max()) // 8)) if length.shape[0] else 1
+        words = np.ndarray((self.buf.shape[0] - 7,), dtype=np.uint64, buffer=self.buf,
+                           strides=(1,))
+        last = words.shape[0] - 1
+        for j in range(n_words):
+            # beyond a string's end the word is masked out, wherever it was read
+            at = start if j == 0 else np.minimum(start + 8 * j, last)
+            keep = np.minimum(length, 8) if j == 0 else np.clip(length - 8 * j, 0, 8)
+            yield words[at] & _MASKS.take(keep)
+
+    def fixed(self, rows=slice(None)) -> np.ndarray:
+        """The strings (of ``rows``) as a NUL-padded bytes array (width: a multiple of 8)."""
+        columns = list(self._words(rows))
+        out = np.empty((columns[0].shape[0], len(columns)), dtype=np.uint64)
+        for j, column in enumerate(columns):
+            out[:, j] = column
+        return out.view(f"S{8 * len(columns)}").ravel()
+
+    def hash(self) -> np.ndarray:
+        """:func:`hash_words` of the strings."""
+        return hash_words(self._words())
+
+
+def _parse_floats(raw: np.ndarray) -> np.ndarray | None:
+    try:
+        values = raw.astype(np.float64)
+    except ValueError:
+        return None
+    return values if np.isfinite(values).all() else None
 
 
 class _Fields:
@@ -185,24 +277,28 @@ class _Fields:
     must have exactly ``n_fields`` fields.
     """
 
-    def __init__(self, data: bytes, name: str, n_fields: int, what: str):
+    def __init__(self, buf: np.ndarray, name: str, n_fields: int, what: str):
         self.name = name
+        self.buf = buf
+        text = buf[:-_PAD]
         numbers = None
-        if b"#" in data:  # drop comment lines (rare: the fast path serves the rest)
-            lines = data.split(b"\n")
+        if (text == 35).any():  # '#': drop comment lines (rare)
+            lines = text.tobytes().split(b"\n")
             keep = [i for i, line in enumerate(lines) if not line.lstrip().startswith(b"#")]
-            data = b"\n".join(lines[i] for i in keep)
+            self.buf = buf = _padded(b"\n".join(lines[i] for i in keep))
+            text = buf[:-_PAD]
             numbers = np.asarray(keep) + 1
-        self.buf = buf = np.frombuffer(data, dtype=np.uint8)
-        seps = np.flatnonzero(buf <= 32)  # space, tab, newline, CR, ...
+        seps = np.flatnonzero(text <= 32)  # space, tab, newline, CR, ...
+        if numbers is None and self._regular(text, seps, n_fields):
+            return
         starts = np.empty(seps.shape[0] + 1, dtype=np.int64)
         starts[0] = 0
         starts[1:] = seps + 1
         ends = np.empty_like(starts)
         ends[:-1] = seps
-        ends[-1] = buf.shape[0]
+        ends[-1] = text.shape[0]
         newline = np.zeros(starts.shape[0], dtype=bool)
-        newline[1:] = buf[seps] == 10
+        newline[1:] = text[seps] == 10
         line = np.cumsum(newline)
         token = ends > starts  # False between two separators in a row
         if not token[:-1].all():
@@ -220,35 +316,54 @@ class _Fields:
                 f"{name}: line {int(numbers[first])}: expected {n_fields} fields ({what}), "
                 f"got {int(counts[first])}."
             )
-        self.lines = numbers[data_lines]
+        self._lines = numbers[data_lines]
         self.starts = starts.reshape(-1, n_fields)
         self.ends = ends.reshape(-1, n_fields)
+
+    def _regular(self, text: np.ndarray, seps: np.ndarray, n_fields: int) -> bool:
+        """The common layout, checked in O(n): every line has ``n_fields``
+        fields, one separator apart, and ends with a newline (no blank line)."""
+        n = seps.shape[0]
+        if n == 0 or n % n_fields or seps[0] == 0 or text[-1] != 10:
+            return False
+        ends = seps.reshape(-1, n_fields)
+        if (np.count_nonzero(text[ends[:, -1]] == 10) != ends.shape[0]
+                or np.count_nonzero(text[seps] == 10) != ends.shape[0]
+                or np.diff(seps).min(initial=2) < 2):
+            return False
+        starts = np.empty_like(seps)
+        starts[0] = 0
+        starts[1:] = seps[:-1] + 1
+        self.starts, self.ends, self._lines = starts.reshape(-1, n_fields), ends, None
+        return True
+
+    @property
+    def lines(self) -> np.ndarray:
+        """The file's line number of every row."""
+        return np.arange(1, len(self) + 1) if self._lines is None else self._lines
 
     def __len__(self) -> int:
         return self.starts.shape[0]
 
-    def raw(self, j: int) -> np.ndarray:
-        """Field j of every line as a fixed-width bytes array."""
+    def column(self, j: int) -> _Column:
+        """Field j of every line."""
         start = self.starts[:, j]
-        length = self.ends[:, j] - start
-        width = int(length.max()) if length.shape[0] else 1
-        out = np.take(self.buf, start[:, None] + np.arange(width), mode="clip")
-        out[np.arange(width) >= length[:, None]] = 0
-        return out.view(f"S{width}").ravel()
+        return _Column(self.buf, start, self.ends[:, j] - start)
+
+    def raw(self, j: int, rows=slice(None)) -> np.ndarray:
+        """Field j of every line (or of ``rows``) as a bytes array."""
+        return self.column(j).fixed(rows)
+
+    def last(self, j: int) -> bytes:
+        """Field j of the last line."""
+        return self.raw(j, [-1])[0]
 
     def numbers(self, j: int, what: str) -> np.ndarray:
         raw = self.raw(j)
-        try:
-            values = raw.astype(np.float64)
-        except ValueError:
-            values = None
-        if values is None or not np.isfinite(values).all():
+        values = _parse_floats(raw)
+        if values is None:
             for i, token in enumerate(raw.tolist()):
-                try:
-                    ok = bool(np.isfinite(float(token)))
-                except ValueError:
-                    ok = False
-                if not ok:
+                if _parse_floats(np.array([token])) is None:
                     raise ValueError(
                         f"{self.name}: line {int(self.lines[i])}: {what} "
                         f"{token.decode(errors='replace')!r} is not a finite number."
@@ -256,13 +371,131 @@ class _Fields:
         return values
 
 
-def _check_duplicates(fields: _Fields, table: _Table, what: str):
+class _ArrowFields:
+    """The fields of a plain file, parsed by pyarrow's multi-threaded CSV reader.
+
+    Used, when pyarrow is installed, only for text that :class:`_Fields` would
+    split into exactly the same fields: every line ends with a newline and has
+    ``n_fields`` non-empty fields separated by single spaces (no tab, CR, blank
+    or comment line); anything else, including a value pyarrow cannot parse,
+    goes to :class:`_Fields`, which also writes every error message.
+    """
+
+    def __init__(self, name: str, strings: dict, numbers: dict, text: np.ndarray):
+        self.name, self._strings, self._numbers, self._text = name, strings, numbers, text
+
+    @classmethod
+    def parse(cls, buf: np.ndarray, name: str, n_fields: int, strings: tuple[int, ...],
+              number: int) -> _ArrowFields | None:
+        """The fields, or None when the text is not plain or pyarrow is missing."""
+        text = buf[:-_PAD]
+        if not _ARROW or text.shape[0] == 0 or text[-1] != 10:
+            return None
+        try:
+            import pyarrow as pa
+            from pyarrow import csv
+        except ImportError:
+            return None
+        names = [str(j) for j in range(n_fields)]
+        types = {names[j]: pa.binary() for j in strings} | {names[number]: pa.float64()}
+        try:
+            table = csv.read_csv(
+                pa.py_buffer(text),
+                read_options=csv.ReadOptions(column_names=names, block_size=1 << 23),
+                parse_options=csv.ParseOptions(delimiter=" ", quote_char=False,
+                                               double_quote=False, escape_char=False),
+                convert_options=csv.ConvertOptions(column_types=types,
+                                                   include_columns=list(types),
+                                                   null_values=[], strings_can_be_null=False),
+            )
+            columns = {j: _arrow_strings(table.column(names[j])) for j in strings}
+        except (pa.ArrowException, OverflowError):
+            return None
+        if not _plain(text, table.num_rows, n_fields):
+            return None
+        values = table.column(names[number])
+        if values.null_count:
+            return None
+        values = values.to_numpy()
+        data, offsets = columns[strings[0]]
+        if (data[offsets[:-1]] == 35).any() or not np.isfinite(values).all():
+            return None  # a comment line ('#') of n_fields words, or a non-finite value
+        return cls(name, columns, {number: values}, text)
+
+    @property
+    def lines(self) -> np.ndarray:
+        """The file's line number of every row (the text has no blank line)."""
+        return np.arange(1, len(self) + 1)
+
+    def __len__(self) -> int:
+        return next(iter(self._numbers.values())).shape[0]
+
+    def column(self, j: int) -> _Column:
+        """Field j of every line."""
+        data, offsets = self._strings[j]
+        return _Column(data, offsets[:-1], np.diff(offsets))
+
+    def raw(self, j: int, rows=slice(None)) -> np.ndarray:
+        """Field j of every line (or of ``rows``) as a bytes array."""
+        return self.column(j).fixed(rows)
+
+    def last(self, j: int) -> bytes:
+        """The last field of the last line (j must be the last field)."""
+        tail = self._text[max(0, self._text.shape[0] - (1 << 16)):-1]  # without the newline
+        return tail[np.flatnonzero(tail == 32)[-1] + 1:].tobytes()
+
+    def numbers(self, j: int, what: str) -> np.ndarray:
+        return self._numbers[j]
+
+
+def _plain(text: np.ndarray, rows: int, n_fields: int) -> bool:
+    """Whether ``text`` is ``rows`` lines of ``n_fields`` fields separated by
+    single spaces, each line ending with a newline: every byte <= 32 is one
+    of the ``rows * n_fields`` separators, ``rows`` of them newlines, and no
+    two are adjacent (no blank line, no empty field).
+
+    Scanned in blocks that stay in cache (whole-text temporaries would cost
+    more in page faults than the comparisons themselves).
+    """
+    if rows == 0 or text[0] <= 32:
+        return False
+    step = 1 << 18
+    blank, scratch = np.empty(step + 1, dtype=bool), np.empty(step, dtype=bool)
+    n_blank = n_newline = 0
+    for lo in range(0, text.shape[0], step):
+        part = text[lo:lo + step + 1]  # one byte of overlap, for adjacency
+        own = min(step, part.shape[0])
+        is_blank = np.less(part, 33, out=blank[:part.shape[0]])
+        n_blank += np.count_nonzero(is_blank[:own])
+        n_newline += np.count_nonzero(np.equal(part[:own], 10, out=scratch[:own]))
+        if np.logical_and(is_blank[1:], is_blank[:-1], out=scratch[:part.shape[0] - 1]).any():
+            return False
+    return n_blank == rows * n_fields and n_newline == rows
+
+
+def _arrow_strings(column) -> tuple[np.ndarray, np.ndarray]:
+    """The bytes (padded) and offsets of a pyarrow binary column."""
+    array = column.combine_chunks()
+    _, offsets, data = array.buffers()
+    offsets = np.frombuffer(offsets, dtype=np.int32, count=len(array) + 1,
+                            offset=4 * array.offset).astype(np.int64)
+    return _padded(np.zeros(0, np.uint8) if data is None else data), offsets
+
+
+def _fields(buf: np.ndarray, name: str, n_fields: int, what: str, strings: tuple[int, ...],
+            number: int) -> _Fields | _ArrowFields:
+    """The fields of a file: pyarrow's parse when it applies, else :class:`_Fields`."""
+    fields = _ArrowFields.parse(buf, name, n_fields, strings, number)
+    return _Fields(buf, name, n_fields, what) if fields is None else fields
+
+
+def _check_duplicates(fields: _Fields | _ArrowFields, table: _Table, what: str):
     """Error naming the first document listed twice for a query."""
-    qid, docno = table.qid_bytes, table.docno_bytes
     key = table._key
     sorted_keys = np.sort(key)
     if not (sorted_keys[1:] == sorted_keys[:-1]).any():
         return
+    qid, docno = table.qid_bytes, table.docno_bytes
     order = np.argsort(key, kind="stable")
     candidates = np.flatnonzero(key[order][1:] == key[order][:-1])
     for c in candidates:  # equal hashes: verify the strings
@@ -306,11 +539,11 @@ def read_qrels(path_or_buffer, *, progress: Callable | None = None) -> Qrels:
     >>> read_qrels(io.StringIO("q1 0 d1 2\\nq1 0 d2 0\\n# a comment\\nq2 0 d1 1\\n"))
     Qrels(3 judgments, 2 queries, 2 with level > 0)
     """
-    data, name = _read_bytes(path_or_buffer, progress)
-    fields = _Fields(data, name, 4, "qid iter docno rel")
+    buf, name = _read_buffer(path_or_buffer, progress)
+    fields = _fields(buf, name, 4, "qid iter docno rel", (0, 2), 3)
     if not len(fields):
         raise ValueError(f"{name}: the qrels file has no judgments.")
-    qrels = Qrels(fields.raw(0), fields.raw(2), fields.numbers(3, "relevance level"))
+    qrels = Qrels(fields.raw(0), fields.column(2), fields.numbers(3, "relevance level"))
     _check_duplicates(fields, qrels, "qrels file")
     return qrels
 
@@ -346,11 +579,11 @@ def read_run(path_or_buffer, *, progress: Callable | None = None) -> Run:
     >>> read_run(io.StringIO("q1 Q0 d1 1 2.5 bm25\\nq1 Q0 d2 2 1.0 bm25\\n"))
     Run('bm25', 2 documents, 1 queries)
     """
-    data, name = _read_bytes(path_or_buffer, progress)
-    fields = _Fields(data, name, 6, "qid Q0 docno rank score tag")
+    buf, name = _read_buffer(path_or_buffer, progress)
+    fields = _fields(buf, name, 6, "qid Q0 docno rank score tag", (0, 2), 4)
     if not len(fields):
         raise ValueError(f"{name}: the run has no lines.")
-    run = Run(fields.raw(0), fields.raw(2), fields.numbers(4, "score"),
-              fields.raw(5)[-1].decode(errors="replace"))
+    run = Run(fields.raw(0), fields.column(2), fields.numbers(4, "score"),
+              fields.last(5).decode(errors="replace"))
     _check_duplicates(fields, run, "run")
     return run
