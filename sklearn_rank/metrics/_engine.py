@@ -55,8 +55,9 @@ class Data:
         segments already follow the sorted order.
     weights : ndarray of shape (n_queries,) or None
         Per-query weights in the order of ``qids``.
-    row_qid : ndarray of shape (n_rows,)
-        Query id of every row in input order, for error messages.
+    row_qid : ndarray of shape (n_rows,) or None
+        Query id of every row in input order, for error messages (None:
+        found from ``starts``, the rows being grouped in the order of ``qids``).
     n_retrieved : ndarray of shape (n_queries,) or None
         TREC mode: how many of each segment's documents were retrieved. They
         rank first; the others are judged documents the run did not retrieve,
@@ -80,7 +81,7 @@ class Data:
     qids: np.ndarray
     seg_pos: np.ndarray | None
     weights: np.ndarray | None
-    row_qid: np.ndarray = field(repr=False)
+    row_qid: np.ndarray | None = field(repr=False)
     order: np.ndarray | None = field(repr=False)
     n_retrieved: np.ndarray | None = field(default=None, repr=False)
     judged: np.ndarray | None = field(default=None, repr=False)
@@ -100,6 +101,9 @@ class Data:
         rows = np.flatnonzero(mask_grouped)
         if self.order is not None:
             rows = self.order[rows]
+        if self.row_qid is None:
+            segment = np.searchsorted(self.starts, rows.min(), side="right") - 1
+            return _scalar(self.qids[segment])
         return _scalar(self.row_qid[rows.min()])
 
     def column(self, key, func) -> np.ndarray:
@@ -413,9 +417,8 @@ def ranked_data(labels: np.ndarray, lengths: np.ndarray, qids: np.ndarray, *,
     """
     starts = np.cumsum(lengths) - lengths
     scores = -np.arange(labels.shape[0], dtype=np.float64)
-    return Data(labels, scores, starts, lengths, qids, None, None,
-                np.repeat(qids, lengths), None, n_retrieved=n_retrieved, judged=judged,
-                in_rank_order=True)
+    return Data(labels, scores, starts, lengths, qids, None, None, None, None,
+                n_retrieved=n_retrieved, judged=judged, in_rank_order=True)
 
 
 def prepare(y_true, y_score, qid=None, sample_weight=None) -> Data:

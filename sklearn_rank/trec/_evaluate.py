@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+from .._hashing import _words
 from ..metrics._engine import _runs_of, ranked_data
 from ..metrics._evaluation import Evaluation
 from ..metrics._ranking import _check_options, _compute, _specs
@@ -94,19 +95,32 @@ class _HashTable:
         return out
 
 
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two bytes arrays hold the same strings (compared as 8-byte words)."""
+    a, b = _words(a), _words(b)
+    if a.shape[1] != b.shape[1]:  # the wider one must be zero beyond the other's width
+        a, b = (a, b) if a.shape[1] > b.shape[1] else (b, a)
+        if a[:, b.shape[1]:].any():
+            return False
+        a = a[:, :b.shape[1]]
+    return bool((a == b).all())
+
+
 def _verify(match: np.ndarray, qrels: Qrels, run: Run, q_code: np.ndarray,
-            r_code: np.ndarray) -> None:
+            r_code: np.ndarray) -> np.ndarray:
     """Check a hash join of the run to the qrels on (qid, docno) by comparing
-    the ids of every match; after a hash collision, redo it exactly (in place)."""
+    the ids of every match; after a hash collision, redo it exactly (in place).
+    Returns the qrels rows matched."""
     hit = np.flatnonzero(match >= 0)
     judged = match[hit]
-    if ((q_code[judged] == r_code[hit]).all()
-            and (qrels._docno_at(judged) == run._docno_at(hit)).all()):
-        return
+    if (q_code[judged] == r_code[hit]).all() and _same(qrels._docno_at(judged),
+                                                        run._docno_at(hit)):
+        return judged
     index = {pair: i for i, pair in enumerate(zip(qrels.qid_bytes.tolist(),
                                                   qrels.docno_bytes.tolist(), strict=True))}
     match[:] = [index.get(pair, -1) for pair in zip(run.qid_bytes.tolist(),
                                                    run.docno_bytes.tolist(), strict=True)]
+    return match[match >= 0]
 
 
 def _trec_order(qcode: np.ndarray, score: np.ndarray, docno_at):
@@ -255,7 +269,7 @@ def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
         )
 
     match = _HashTable(qrels._key, q_code, n_codes).find(run._key, r_code)
-    _verify(match, qrels, run, q_code, r_code)
+    judged = _verify(match, qrels, run, q_code, r_code)
     level = np.append(qrels.rel, -1.0)[match]  # -1: not judged
     keep = evaluated[r_code]
     if judged_only:
@@ -276,9 +290,9 @@ def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
 
     # Judged documents the run did not retrieve: they count for the ideal
     # ranking and the number of relevant documents, at no rank.
-    retrieved = np.zeros(len(qrels) + 1, dtype=bool)
-    retrieved[match] = True  # (row -1, the last: not judged)
-    missed = np.flatnonzero(~retrieved[:-1] & (qrels.rel >= 0) & evaluated[q_code])
+    retrieved = np.zeros(len(qrels), dtype=bool)
+    retrieved[judged] = True
+    missed = np.flatnonzero(~retrieved & (qrels.rel >= 0) & evaluated[q_code])
 
     # Each query's rows, queries in code order: its retrieved documents in rank
     # order, then the judged ones it missed (in qrels order).
@@ -295,11 +309,11 @@ def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
                    lengths[:r_code.shape[0]])
     at += np.arange(r_code.shape[0])
     labels = np.zeros(int(counts.sum()))
-    judged = np.zeros_like(labels)
+    is_judged = np.zeros_like(labels)
     labels[at] = np.maximum(level, 0.0)
-    judged[at] = level >= 0
+    is_judged[at] = level >= 0
     at = offset[missed_code] + n_ret[missed_code] + _within(missed_code)
     labels[at] = qrels.rel[missed]
-    judged[at] = 1.0
+    is_judged[at] = 1.0
     return ranked_data(labels, counts[evaluated], _as_text(vocabulary[evaluated]),
-                       n_retrieved=n_ret[evaluated], judged=judged)
+                       n_retrieved=n_ret[evaluated], judged=is_judged)

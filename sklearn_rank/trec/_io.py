@@ -185,49 +185,40 @@ class Run(_Table):
 # reading
 # --------------------------------------------------------------------------
 
-_PAD = 8  # zero bytes kept after the data: 8-byte word reads never leave the buffer
 # _MASKS[k]: a uint64 word keeping its first k bytes (in memory order, any endianness)
 _MASKS = np.frombuffer(b"".join(b"\xff" * k + b"\x00" * (8 - k) for k in range(9)),
                        dtype=np.uint64)
 
 
-def _padded(data) -> np.ndarray:
-    buf = np.zeros(len(data) + _PAD, dtype=np.uint8)
-    buf[:len(data)] = np.frombuffer(data, dtype=np.uint8)
-    return buf
-
-
 def _read_buffer(path_or_buffer, progress: Callable | None) -> tuple[np.ndarray, str]:
-    """The whole content (gunzipped) as bytes followed by ``_PAD`` zeros, and a
-    name for messages."""
+    """The whole content (gunzipped) as a uint8 array, and a name for messages."""
     if hasattr(path_or_buffer, "read"):
         data = path_or_buffer.read()
         name = getattr(path_or_buffer, "name", "<buffer>")
-        if isinstance(data, str):
-            data = data.encode()
-        buf = _padded(data)
+        buf = np.frombuffer(data.encode() if isinstance(data, str) else data, dtype=np.uint8)
     else:
         name = os.fspath(path_or_buffer)
         size = os.path.getsize(name)
-        buf = np.zeros(size + _PAD, dtype=np.uint8)
+        buf = np.empty(size, dtype=np.uint8)
         view, done = memoryview(buf), 0
         with open(name, "rb") as f:  # straight into the array: no copy
             while done < size and (got := f.readinto(view[done:min(done + _CHUNK, size)])):
                 done += got
                 if progress is not None:
                     progress(name, done, size)
-        buf = buf[:done + _PAD]
-    if buf[0] == 0x1F and buf[1] == 0x8B:
-        buf = _padded(gzip.decompress(buf[:-_PAD].tobytes()))
+        buf = buf[:done]
+    if buf.shape[0] > 1 and buf[0] == 0x1F and buf[1] == 0x8B:
+        buf = np.frombuffer(gzip.decompress(buf), dtype=np.uint8)
     return buf, str(name)
 
 
 class _Column:
     """Strings stored back to back in a byte buffer: ``buf[start:start + length]``.
 
-    ``buf`` must be followed by ``_PAD`` readable bytes. The strings are read
-    8 bytes at a time (a vectorised memcpy), which makes fixed-width arrays
-    (:meth:`fixed`) and hashes (:meth:`hash`) without a Python loop.
+    Each string is gathered as a whole number of 8-byte words (one fancy
+    index into a byte-strided view of the buffer, then masked), which makes
+    fixed-width arrays (:meth:`fixed`) and hashes (:meth:`hash`) without a
+    Python loop.
     """
 
     def __init__(self, buf: np.ndarray, start: np.ndarray, length: np.ndarray):
@@ -236,30 +227,36 @@ class _Column:
     def __len__(self) -> int:
         return self.start.shape[0]
 
-    def _words(self, rows=slice(None)):
-        """Word j of every string (of ``rows``), for j = 0, 1, ... (zero past its end)."""
+    def _words(self, rows=slice(None)) -> np.ndarray:
+        """The strings (of ``rows``) as rows of 8-byte words, zero past their ends."""
         start, length = self.start[rows], self.length[rows]
-        n_words = max(1, -(-int(length.max()) // 8)) if length.shape[0] else 1
-        words = np.ndarray((self.buf.shape[0] - 7,), dtype=np.uint64, buffer=self.buf,
-                           strides=(1,))
-        last = words.shape[0] - 1
-        for j in range(n_words):
-            # beyond a string's end the word is masked out, wherever it was read
-            at = start if j == 0 else np.minimum(start + 8 * j, last)
-            keep = np.minimum(length, 8) if j == 0 else np.clip(length - 8 * j, 0, 8)
-            yield words[at] & _MASKS.take(keep)
+        width = 8 * (max(1, -(-int(length.max()) // 8)) if length.shape[0] else 1)
+        n_words, limit = width // 8, self.buf.shape[0] - width
+        if limit >= 0:
+            windows = np.ndarray((limit + 1,), dtype=f"V{width}", buffer=self.buf, strides=(1,))
+            out = windows[np.minimum(start, limit)].view(np.uint64).reshape(-1, n_words)
+        else:
+            out = np.empty((start.shape[0], n_words), dtype=np.uint64)
+        near_end = np.flatnonzero(start > limit)  # these read from a zero-padded copy
+        if near_end.shape[0]:
+            cut = max(0, limit - width)
+            tail = np.zeros(self.buf.shape[0] - cut + width, dtype=np.uint8)
+            tail[:self.buf.shape[0] - cut] = self.buf[cut:]
+            windows = np.ndarray((tail.shape[0] - width + 1,), dtype=f"V{width}", buffer=tail,
+                                 strides=(1,))
+            out[near_end] = windows[start[near_end] - cut].view(np.uint64).reshape(-1, n_words)
+        for j in range(n_words):  # (1-D passes: NumPy is slow on short inner axes)
+            out[:, j] &= _MASKS.take(np.clip(length - 8 * j, 0, 8))
+        return out
 
     def fixed(self, rows=slice(None)) -> np.ndarray:
         """The strings (of ``rows``) as a NUL-padded bytes array (width: a multiple of 8)."""
-        columns = list(self._words(rows))
-        out = np.empty((columns[0].shape[0], len(columns)), dtype=np.uint64)
-        for j, column in enumerate(columns):
-            out[:, j] = column
-        return out.view(f"S{8 * len(columns)}").ravel()
+        words = self._words(rows)
+        return words.view(f"S{8 * words.shape[1]}").ravel()
 
     def hash(self) -> np.ndarray:
         """:func:`hash_words` of the strings."""
-        return hash_words(self._words())
+        return hash_words(self._words().T)
 
 
 def _parse_floats(raw: np.ndarray) -> np.ndarray | None:
@@ -279,14 +276,12 @@ class _Fields:
 
     def __init__(self, buf: np.ndarray, name: str, n_fields: int, what: str):
         self.name = name
-        self.buf = buf
-        text = buf[:-_PAD]
+        self.buf = text = buf
         numbers = None
         if (text == 35).any():  # '#': drop comment lines (rare)
             lines = text.tobytes().split(b"\n")
             keep = [i for i, line in enumerate(lines) if not line.lstrip().startswith(b"#")]
-            self.buf = buf = _padded(b"\n".join(lines[i] for i in keep))
-            text = buf[:-_PAD]
+            self.buf = text = np.frombuffer(b"\n".join(lines[i] for i in keep), dtype=np.uint8)
             numbers = np.asarray(keep) + 1
         seps = np.flatnonzero(text <= 32)  # space, tab, newline, CR, ...
         if numbers is None and self._regular(text, seps, n_fields):
@@ -388,7 +383,7 @@ class _ArrowFields:
     def parse(cls, buf: np.ndarray, name: str, n_fields: int, strings: tuple[int, ...],
               number: int) -> _ArrowFields | None:
         """The fields, or None when the text is not plain or pyarrow is missing."""
-        text = buf[:-_PAD]
+        text = buf
         if not _ARROW or text.shape[0] == 0 or text[-1] != 10:
             return None
         try:
@@ -479,7 +474,7 @@ def _arrow_strings(column) -> tuple[np.ndarray, np.ndarray]:
     _, offsets, data = array.buffers()
     offsets = np.frombuffer(offsets, dtype=np.int32, count=len(array) + 1,
                             offset=4 * array.offset).astype(np.int64)
-    return _padded(np.zeros(0, np.uint8) if data is None else data), offsets
+    return np.frombuffer(b"" if data is None else data, dtype=np.uint8), offsets
 
 
 def _fields(buf: np.ndarray, name: str, n_fields: int, what: str, strings: tuple[int, ...],
