@@ -43,7 +43,8 @@ import re
 import numpy as np
 import pytest
 
-from sklearn_rank.trec import Qrels, Run, evaluate_run, read_qrels, read_run
+from sklearn_rank._hashing import hash64, hash_words
+from sklearn_rank.trec import Qrels, Run, _io, evaluate_run, read_qrels, read_run
 
 ATOL = 1e-9  # trec_eval computes in double; only the ranking depends on float32 scores
 
@@ -116,8 +117,15 @@ def _write(path, text: str, compressed: bool = False):
     return path
 
 
+@pytest.fixture(params=["pyarrow", "numpy"])
+def parser(request, monkeypatch):
+    """Read files with pyarrow's CSV reader where it applies, or with NumPy only."""
+    monkeypatch.setattr(_io, "_ARROW", request.param == "pyarrow")
+    return request.param
+
+
 @pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gzip"])
-def test_read_qrels_round_trip(tmp_path, compressed):
+def test_read_qrels_round_trip(tmp_path, compressed, parser):
     path = _write(tmp_path / "qrels.txt", QRELS_TEXT, compressed)
     qrels = read_qrels(path)
     assert isinstance(qrels, Qrels)
@@ -128,7 +136,7 @@ def test_read_qrels_round_trip(tmp_path, compressed):
 
 
 @pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gzip"])
-def test_read_run_round_trip(tmp_path, compressed):
+def test_read_run_round_trip(tmp_path, compressed, parser):
     path = _write(tmp_path / "run.txt", RUN_TEXT, compressed)
     run = read_run(path)
     assert isinstance(run, Run)
@@ -137,7 +145,7 @@ def test_read_run_round_trip(tmp_path, compressed):
     assert _rows(read_run(str(path))) == RUN_ROWS
 
 
-def test_readers_accept_buffers_and_crlf(tmp_path):
+def test_readers_accept_buffers_and_crlf(tmp_path, parser):
     assert _rows(read_qrels(io.StringIO(QRELS_TEXT))) == QRELS_ROWS
     assert _rows(read_qrels(io.BytesIO(QRELS_TEXT.encode()))) == QRELS_ROWS
     assert _rows(read_run(io.StringIO(RUN_TEXT))) == RUN_ROWS
@@ -164,7 +172,7 @@ def test_from_dict():
 
 @pytest.mark.parametrize("reader, text, compressed",
                          [(read_qrels, QRELS_TEXT, False), (read_run, RUN_TEXT, True)])
-def test_progress_callback(tmp_path, reader, text, compressed):
+def test_progress_callback(tmp_path, reader, text, compressed, parser):
     path = _write(tmp_path / "input.txt", text, compressed)
     calls = []
     reader(path, progress=lambda *args: calls.append(args))
@@ -195,9 +203,15 @@ def _raises(reader, tmp_path, text, message, name="input.txt"):
         ("q1 0 d1 1\n# c\nq1 0 d2 0\n\nq1 0 d1 0\n",
          "document 'd1' appears twice for query 'q1' (lines 1 and 5); each qrels file lists "
          "a document once per query."),
+        ("q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 0\nq1 0 d1 0\n",
+         "document 'd1' appears twice for query 'q1' (lines 1 and 4); each qrels file lists "
+         "a document once per query."),
+        ("q1 0 d1 1\nq1 0 d2 NA\n", "line 2: relevance level 'NA' is not a finite number."),
+        ("q1 0 d1 1\nq1 0 d2 \n", "line 2: expected 4 fields (qid iter docno rel), got 3."),
+        ("q1 0 d1 1\nq1  d2 1\n", "line 2: expected 4 fields (qid iter docno rel), got 3."),
     ],
 )
-def test_read_qrels_errors(tmp_path, text, message):
+def test_read_qrels_errors(tmp_path, text, message, parser):
     _raises(read_qrels, tmp_path, text, message, "judgments.qrels")
 
 
@@ -214,12 +228,110 @@ def test_read_qrels_errors(tmp_path, text, message):
         ("q1 Q0 d1 1 0.5 t\nq2 Q0 d1 1 0.5 t\n# c\nq1 Q0 d1 3 0.1 t\n",
          "document 'd1' appears twice for query 'q1' (lines 1 and 4); each run lists a "
          "document once per query."),
+        ("q1 Q0 d1 1 0.5 t\nq1 Q0 d1 2 0.4 t\n",
+         "document 'd1' appears twice for query 'q1' (lines 1 and 2); each run lists a "
+         "document once per query."),
+        ("q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 null t\n", "line 2: score 'null' is not a finite number."),
+        ("q1 Q0 d1 1 0.5 \n", "line 1: expected 6 fields (qid Q0 docno rank score tag), got 5."),
+        (" q1 Q0 d1 1 0.5\n", "line 1: expected 6 fields (qid Q0 docno rank score tag), got 5."),
+        ("q1 Q0 d1 1 0.5 t\rq1 Q0 d2 2 0.4 t\n",
+         "line 1: expected 6 fields (qid Q0 docno rank score tag), got 12."),
         ("", "the run has no lines."),
         ("# nothing but comments\n\n  \n", "the run has no lines."),
     ],
 )
-def test_read_run_errors(tmp_path, text, message):
+def test_read_run_errors(tmp_path, text, message, parser):
     _raises(read_run, tmp_path, text, message, "system.run")
+
+
+PLAIN_RUN = "q1 Q0 d1 1 2.5 tag\nq1 Q0 \"d2\" 2 1e-3 tag\nq2 Q0 文档 1 -7 last-tag\n"
+NOT_PLAIN = {  # each of these must give the same rows as the plain text, through NumPy
+    "tabs": PLAIN_RUN.replace(" ", "\t"),
+    "two spaces": PLAIN_RUN.replace(" ", "  "),
+    "CRLF": PLAIN_RUN.replace("\n", "\r\n"),
+    "blank line": PLAIN_RUN.replace("\n", "\n\n", 1),
+    "comment": "# a b c d e\n" + PLAIN_RUN,
+    "leading space": " " + PLAIN_RUN,
+    "trailing space": PLAIN_RUN.replace("\n", " \n"),
+    "no final newline": PLAIN_RUN[:-1],
+    "form feed": PLAIN_RUN.replace(" 2.5", "\f2.5"),
+}
+
+
+def test_pyarrow_reads_only_plain_text(monkeypatch):
+    """pyarrow parses text with single spaces and newlines only; every other
+    layout goes to the NumPy reader, and both give the same rows."""
+    def parsed_by_arrow(text):
+        buf = np.frombuffer(text.encode(), dtype=np.uint8)
+        return _io._ArrowFields.parse(buf, "x", 6, (0, 2), 4) is not None
+
+    expected = {("q1", "d1", 2.5), ("q1", '"d2"', 1e-3), ("q2", "文档", -7.0)}
+    assert parsed_by_arrow(PLAIN_RUN)
+    run = read_run(io.StringIO(PLAIN_RUN))
+    assert _rows(run) == expected and run.name == "last-tag"
+    for layout, text in NOT_PLAIN.items():
+        assert not parsed_by_arrow(text), layout
+        run = read_run(io.StringIO(text))
+        assert _rows(run) == expected and run.name == "last-tag", layout
+    monkeypatch.setattr(_io, "_ARROW", False)
+    assert not parsed_by_arrow(PLAIN_RUN)
+    assert _rows(read_run(io.StringIO(PLAIN_RUN))) == expected
+
+
+@pytest.mark.parametrize("layout", ["plain", "comment"])
+def test_readers_agree(tmp_path, monkeypatch, layout):
+    """The pyarrow and NumPy readers build identical tables from generated files."""
+    qrels, run = _collection(**CONFIGS["graded"], aligned=False)
+    rng = np.random.default_rng(3)
+    qrels_path, run_path = tmp_path / "q.txt", tmp_path / "r.txt"
+    _write_qrels(qrels_path, qrels, rng, comment=layout == "comment")
+    run_path.write_text(("# a comment\n" if layout == "comment" else "") + "".join(
+        f"{q} Q0 {d} 1 {s!r} t\n" for q, docs in run.items() for d, s in docs.items()),
+        encoding="utf-8")
+    tables = []
+    for use_arrow in (True, False):
+        monkeypatch.setattr(_io, "_ARROW", use_arrow)
+        tables.append((read_qrels(qrels_path), read_run(run_path)))
+    for a, b in zip(*tables, strict=True):
+        for name in ("qid_bytes", "docno_bytes", "_key"):
+            assert (getattr(a, name) == getattr(b, name)).all()
+        assert (a.qid == b.qid).all() and (a.docno == b.docno).all()
+    assert (tables[0][0].rel == tables[1][0].rel).all()
+    assert (tables[0][1].score == tables[1][1].score).all()
+
+
+def test_column_strings_anywhere_in_the_buffer():
+    """Strings of any length, up to the last byte of the buffer, rows in any order."""
+    rng = np.random.default_rng(0)
+    words = ["".join(rng.choice(list("ab文c"), size=n)) for n in rng.integers(1, 30, 200)]
+    words += ["x", "a" * 8, "b" * 16, "end"]  # the last one ends the buffer
+    data = " ".join(words).encode()
+    lengths = np.array([len(w.encode()) for w in words])
+    starts = np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
+    column = _io._Column(np.frombuffer(data, dtype=np.uint8), starts, lengths)
+    expected = np.array([w.encode() for w in words])
+    assert (column.fixed() == expected).all()
+    rows = rng.permutation(len(words))[:50]
+    assert (column.fixed(rows) == expected[rows]).all()
+    wide = expected.astype(f"S{8 * (expected.dtype.itemsize // 8 + 2)}")  # NUL-padded words
+    assert (column.hash() == hash_words(wide.view(np.uint64).reshape(len(words), -1).T)).all()
+    # NUL padding does not change a hash: any width, same hash
+    assert (hash64(expected) == hash64(expected.astype("S64"))).all()
+    assert np.unique(hash64(expected)).shape[0] == np.unique(expected).shape[0]
+
+
+@pytest.mark.parametrize("keys", ["equal", "same slot"])
+def test_hash_join_survives_colliding_keys(keys):
+    """Pair keys that collide (all equal) or crowd one slot per query give the
+    same evaluation: probing finds the keys, and failed id checks redo the join
+    exactly."""
+    qrels, run = _collection(**CONFIGS["graded"])
+    reference = evaluate_run(qrels, run, MEASURES)
+    qrels_table, run_table = Qrels.from_dict(qrels), Run.from_dict(run)
+    for table in (qrels_table, run_table):
+        key = table._key
+        table._key = np.zeros_like(key) if keys == "equal" else key << np.uint64(24)
+    assert evaluate_run(qrels_table, run_table, MEASURES) == reference
 
 
 def test_error_names_a_buffer():
@@ -480,10 +592,10 @@ def test_renaming_documents_changes_tied_rankings_like_trec_eval():
     assert changed == ["recip_rank", "map", "P_5", "ndcg"]
 
 
-def _write_qrels(path, qrels, rng):
+def _write_qrels(path, qrels, rng, comment=True):
     lines = [f"{q} 0 {d} {v}\n" for q, docs in qrels.items() for d, v in docs.items()]
     rng.shuffle(lines)
-    path.write_text("# qrels\n" + "".join(lines), encoding="utf-8")
+    path.write_text(("# qrels\n" if comment else "") + "".join(lines), encoding="utf-8")
 
 
 def _write_run(path, run, rng, tag="tag1"):
@@ -495,7 +607,7 @@ def _write_run(path, run, rng, tag="tag1"):
         f.write("".join(lines))
 
 
-def test_files_and_dicts_give_identical_results(tmp_path):
+def test_files_and_dicts_give_identical_results(tmp_path, parser):
     qrels, run = _collection(**CONFIGS["graded"])
     rng = np.random.default_rng(7)
     qrels_path, run_path = tmp_path / "test.qrels", tmp_path / "system.run.gz"
@@ -515,7 +627,7 @@ def test_files_and_dicts_give_identical_results(tmp_path):
     _assert_matches_trec_eval(reference, _pytrec(qrels, run))
 
 
-def test_ids_of_different_widths(tmp_path):
+def test_ids_of_different_widths(tmp_path, parser):
     """trec_eval matches ids as strings, whatever the other ids' lengths."""
     qrels = {"q1": {"a": 1, "longdocname": 0}, "a-longer-query-id": {"b": 1}}
     run = {"q1": {"a": 1.0, "c": 0.5}}
