@@ -39,7 +39,7 @@ def _codes(table, vocabulary: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 class _HashTable:
     """Open-addressing (linear probing) hash tables of keys, one per query.
 
-    Query ``c`` gets its own power-of-two region of slots, at least 8 per key,
+    Query ``c`` gets its own power-of-two region of slots, at least 4 per key,
     so a query's lookups stay within a few cache lines; a slot holds a row
     number of ``keys``, or ``len(keys)`` when empty. Built and searched
     vectorised: rows that want the same slot take it in turns, the others move
@@ -49,7 +49,7 @@ class _HashTable:
     def __init__(self, keys: np.ndarray, codes: np.ndarray, n_codes: int):
         n = keys.shape[0]
         per_query = np.bincount(codes, minlength=n_codes)
-        self.size = 1 << np.ceil(np.log2(np.maximum(8 * per_query, 8))).astype(np.int64)
+        self.size = 1 << np.ceil(np.log2(np.maximum(4 * per_query, 4))).astype(np.int64)
         self.base = np.cumsum(self.size) - self.size
         self.mask = (self.size - 1).astype(np.uint64)
         self.keys = np.append(keys, np.uint64(0))  # row n: the empty slot's key
@@ -123,41 +123,42 @@ def _verify(match: np.ndarray, qrels: Qrels, run: Run, q_code: np.ndarray,
     return match[match >= 0]
 
 
-def _trec_order(qcode: np.ndarray, score: np.ndarray, docno_at):
+def _trec_order(qcode: np.ndarray, starts: np.ndarray, score: np.ndarray, docno_at):
     """Row order grouped by query, by decreasing score, ties by decreasing docno.
 
-    Returns ``(order, moved)``. Runs usually come grouped by query and sorted
-    by score (checked in O(n)): then ``order`` is None, or, when scores tie,
-    the identity but at the positions ``moved``. Otherwise ``order`` is a
-    sort and ``moved`` None. Only tied rows are sorted by document id.
+    ``starts`` are the first rows of the runs of equal ``qcode``. Returns
+    ``(order, moved)``. Runs usually come grouped by query and sorted by score
+    (checked in O(n)): then ``order`` is None, or, when scores tie, the
+    identity but at the positions ``moved``. Otherwise ``order`` is a sort and
+    ``moved`` None. Only tied rows are sorted by document id.
     """
     n = qcode.shape[0]
-    starts, _ = _runs_of(qcode)
-    starts = starts[:n]
-    new_query = np.zeros(n, dtype=bool)
-    new_query[starts] = True
+    # positions i where row i + 1 starts a new query
+    boundary = np.zeros(n, dtype=bool)
+    boundary[starts[1:] - 1] = True
+    rising = np.flatnonzero(score[1:] > score[:-1])
     if (np.unique(qcode[starts]).shape[0] == starts.shape[0]
-            and (new_query[1:] | (score[1:] <= score[:-1])).all()):
-        order, q, s = None, qcode, score
+            and boundary[rising].all()):
+        order, s = None, score
+        tie = np.flatnonzero(score[1:] == score[:-1])  # i: rows i and i + 1 tie
+        tie = tie[~boundary[tie]]
     else:
         order = np.lexsort((-score, qcode))
         q, s = qcode[order], score[order]
-    tie = s[1:] == s[:-1]
-    tie &= q[1:] == q[:-1]
-    if not tie.any():
+        tie = np.flatnonzero((s[1:] == s[:-1]) & (q[1:] == q[:-1]))
+    if not tie.shape[0]:
         return order, None
     # break score ties by decreasing document id, as trec_eval
-    in_tie = np.zeros(n, dtype=bool)
-    in_tie[1:] |= tie
-    in_tie[:-1] |= tie
-    tied = np.flatnonzero(in_tie)  # positions of the tied rows, groups contiguous
+    tied = np.union1d(tie, tie + 1)  # positions of the tied rows, groups contiguous
+    new_group = np.ones(tied.shape[0], dtype=bool)
+    new_group[1:] = ~np.isin(tied[:-1], tie, assume_unique=True)
+    group = np.cumsum(new_group)
     rows = tied if order is None else order[tied]
-    group = np.cumsum(np.concatenate(([True], ~tie[tied[:-1]])))
     by_doc = np.lexsort((docno_at(rows), group))  # increasing docno in groups
-    starts = np.flatnonzero(np.diff(group[by_doc], prepend=-1))
-    first = np.repeat(starts, np.diff(np.append(starts, tied.shape[0])))
-    last = np.repeat(np.append(starts[1:], tied.shape[0]) - 1,
-                     np.diff(np.append(starts, tied.shape[0])))
+    first_of = np.flatnonzero(np.diff(group[by_doc], prepend=-1))
+    sizes = np.diff(np.append(first_of, tied.shape[0]))
+    first = np.repeat(first_of, sizes)
+    last = np.repeat(first_of + sizes - 1, sizes)
     reversed_in_group = by_doc[first + last - np.arange(tied.shape[0])]
     if order is not None:
         order[tied] = rows[reversed_in_group]
@@ -271,22 +272,27 @@ def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
     match = _HashTable(qrels._key, q_code, n_codes).find(run._key, r_code)
     judged = _verify(match, qrels, run, q_code, r_code)
     level = np.append(qrels.rel, -1.0)[match]  # -1: not judged
-    keep = evaluated[r_code]
-    if judged_only:
-        keep &= level >= 0
-    if not keep.all():
-        rows = np.flatnonzero(keep)
-        r_code, level, score, match = r_code[rows], level[rows], run.score[rows], match[rows]
-    else:
+    starts, lengths = run._qid_runs
+    if evaluated[r_run_code].all() and not (judged_only and (level < 0).any()):
         rows, score = None, run.score
+    else:
+        keep = np.repeat(evaluated[r_run_code], lengths)
+        if judged_only:
+            keep &= level >= 0
+        rows = np.flatnonzero(keep)
+        r_code, level, score = r_code[rows], level[rows], run.score[rows]
+        starts, lengths = _runs_of(r_code)
+        starts, lengths = starts[:r_code.shape[0]], lengths[:r_code.shape[0]]
     # trec_eval keeps scores as C floats: near-equal doubles tie, and the tie
     # goes by document id.
-    order, moved = _trec_order(r_code, score.astype(np.float32),
+    order, moved = _trec_order(r_code, starts, score.astype(np.float32),
                                run._docno_at if rows is None else lambda i: run._docno_at(rows[i]))
     if moved is not None:
         level[moved] = level[order[moved]]  # ties reordered within queries only
     elif order is not None:
         r_code, level = r_code[order], level[order]
+        starts, lengths = _runs_of(r_code)
+        starts, lengths = starts[:r_code.shape[0]], lengths[:r_code.shape[0]]
 
     # Judged documents the run did not retrieve: they count for the ideal
     # ranking and the number of relevant documents, at no rank.
@@ -297,16 +303,14 @@ def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
     # Each query's rows, queries in code order: its retrieved documents in rank
     # order, then the judged ones it missed (in qrels order).
     missed_code = q_code[missed]
-    starts, lengths = _runs_of(r_code)
     n_ret = np.zeros(n_codes, dtype=np.int64)
-    np.add.at(n_ret, r_code[starts[:r_code.shape[0]]], lengths[:r_code.shape[0]])
+    np.add.at(n_ret, r_code[starts], lengths)
     counts = n_ret + np.bincount(missed_code, minlength=n_codes)
     # A judged query with no document to hold (complete mode, nothing judged
     # >= 0 and nothing retrieved): one unjudged placeholder scores it 0.
     counts[evaluated & (counts == 0)] = 1
     offset = np.cumsum(counts) - counts
-    at = np.repeat(offset[r_code[starts[:r_code.shape[0]]]] - starts[:r_code.shape[0]],
-                   lengths[:r_code.shape[0]])
+    at = np.repeat(offset[r_code[starts]] - starts, lengths)
     at += np.arange(r_code.shape[0])
     labels = np.zeros(int(counts.sum()))
     is_judged = np.zeros_like(labels)
