@@ -29,7 +29,11 @@ Methods (each timed from the file paths to the 10 means):
 
 * ``sklearn_rank``: ``trec.read_qrels(path)``, ``trec.read_run(path)`` (the
   "read" column), then ``trec.evaluate_run(qrels, run, measures)`` (the
-  "evaluate" column).
+  "evaluate" column). With pyarrow installed (the ``fast`` extra, part of
+  ``bench``) plain files are parsed by pyarrow's CSV reader, which uses
+  every core; everything else runs on one.
+* ``ours (numpy)``: the same with pyarrow's parser switched off, as for a
+  user without pyarrow (informative; its evaluation must equal the first).
 * ``pytrec_eval``: ``parse_qrel(f)`` and ``parse_run(f)`` on the open files
   (read), then ``RelevanceEvaluator(qrels, measures)``, ``.evaluate(run)``
   and the means with ``pytrec_eval.compute_aggregated_measure`` (evaluate;
@@ -66,12 +70,12 @@ decreasing docno, whereas an implementation comparing float64 scores (ranx)
 orders them by score (this happens with 6 decimals on scores of magnitude
 above 16; the default data has a few such queries, ``--lines 5000000`` more).
 The script ends with PASS/FAIL lines: ours >= 5x faster end to end than each
-peer, and agreement with pytrec_eval (the reference implementation) within
-1e-6 per query.
+peer, agreement with pytrec_eval (the reference implementation) within
+1e-6 per query, and identical evaluations from the two readers.
 
 Usage (from the repository root)::
 
-    pip install -e ".[bench]"          # ranx, pytrec-eval-terrier, numba
+    pip install -e ".[bench]"          # ranx, pytrec-eval-terrier, numba, pyarrow
     python benchmarks/bench_trec.py --quick
     python benchmarks/bench_trec.py --json results.json
     python benchmarks/bench_trec.py --lines 5000000 --repeats 2
@@ -135,6 +139,7 @@ MEASURES: dict[str, tuple[str, str | None]] = {
 RANX_METRICS = [name for _, name in MEASURES.values() if name is not None]
 
 OURS = "sklearn_rank"
+OURS_NUMPY = "ours (numpy)"  # the same, with pyarrow's CSV parser switched off
 PYTREC = "pytrec_eval"
 RANX = "ranx"
 
@@ -263,6 +268,16 @@ def run_ours(info: DataInfo) -> Outcome:
     return Outcome(read - start, done - read, means, ev)
 
 
+def run_ours_numpy(info: DataInfo) -> Outcome:
+    from sklearn_rank.trec import _io
+
+    saved, _io._ARROW = _io._ARROW, False
+    try:
+        return run_ours(info)
+    finally:
+        _io._ARROW = saved
+
+
 def run_pytrec_eval(info: DataInfo) -> Outcome:
     import pytrec_eval
 
@@ -303,7 +318,14 @@ class Method:
 
 
 def methods() -> list[Method]:
-    found = [Method(OURS, run_ours, "read_qrels + read_run + evaluate_run; 1 core")]
+    try:
+        import pyarrow
+
+        parser = f"pyarrow's CSV parser on {pyarrow.cpu_count()} threads, the rest 1 core"
+    except ImportError:
+        parser = "pyarrow not installed: NumPy reader; 1 core"
+    found = [Method(OURS, run_ours, f"read_qrels + read_run + evaluate_run; {parser}"),
+             Method(OURS_NUMPY, run_ours_numpy, "the same without pyarrow; 1 core")]
     try:
         import pytrec_eval  # noqa: F401
 
@@ -592,7 +614,8 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    env = environment("sklearn-rank", "numpy", "numba", "ranx", "pytrec-eval-terrier")
+    env = environment("sklearn-rank", "numpy", "pyarrow", "numba", "ranx",
+                      "pytrec-eval-terrier")
     print("environment: " + ", ".join(f"{k} {v}" for k, v in env.items()))
     print(f"measures: {' '.join(MEASURES)}")
     found = methods()
@@ -615,6 +638,11 @@ def main(argv=None) -> int:
     agreements = compare(rows, last, info)
     print_values(agreements)
     targets = check_targets(rows, agreements, info.run_lines)
+    if OURS_NUMPY in last:  # the two readers must give the same evaluation
+        targets.append(Target(f"[{info.run_lines:,} lines] the NumPy reader gives the same "
+                              f"evaluation as pyarrow's", last[OURS] == last[OURS_NUMPY],
+                              "identical per-query values" if last[OURS] == last[OURS_NUMPY]
+                              else "the evaluations differ"))
     print_targets(targets)
     if args.json:
         write_json(args.json, env, info, rows, agreements, targets, load)
