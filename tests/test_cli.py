@@ -154,6 +154,25 @@ def test_evaluate_trec_format_equals_evaluate_run(tmp_path):
     assert ("map                   ", "q4") not in printed  # not judged: skipped
 
 
+def test_evaluate_imports_neither_sklearn_nor_pandas(tmp_path):
+    """A one-off evaluation of TREC files stays light: scikit-learn's validation
+    machinery and pandas (pulled in by pyarrow's to_numpy) cost about 1.3 s
+    to import, more than evaluating a million-line run."""
+    qrels, run_a, run_b = _trec_files(tmp_path)
+    code = (
+        "import sys\n"
+        "from sklearn_rank._cli import main\n"
+        f"status = main(['evaluate', {qrels!r}, {run_a!r}, {run_b!r}, '-m', 'map', '-m', "
+        "'ndcg_cut.3', '-l', '2', '-c', '--format', 'json'])\n"
+        "heavy = sorted({'sklearn', 'pandas'} & set(sys.modules))\n"
+        "print('IMPORTED', heavy, status)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "IMPORTED [] 0"
+
+
 def test_evaluate_json_csv_table_and_flags(tmp_path):
     qrels, run_a, run_b = _trec_files(tmp_path)
     doc = json.loads(_run("evaluate", qrels, run_a, run_b, "-m", "recip_rank", "-c", "-q",

@@ -187,3 +187,48 @@ def test_evaluate_rejects_specs_that_collide_under_options():
     ev = evaluate(y, s, qid=q, metrics=["ndcg@2", "ndcg(gain='exponential')@2"],
                   gain="linear")
     assert list(ev.mean) == ["ndcg@2", "ndcg(gain='exponential')@2"]
+
+
+CANDIDATE_VALUES = [
+    None, "exponential", "linear", "log2", "classic", "average", "stable", "zero", "skip",
+    "trec_eval", "lightgbm", "nope", "", 0, 1, 2, 10, -1, np.int64(5), np.int32(0), 1.0, 1.5,
+    0.5, -0.5, np.float64(2.0), np.float32(3.0), float("nan"), float("inf"), float("-inf"),
+    True, False, np.bool_(True), {0: 0.0, 1: 1.0}, [1.0, 0.5], np.ones(3), len, "1",
+]
+
+
+@pytest.mark.parametrize("name", sorted(PARAMS))
+def test_plainly_valid_values_pass_sklearn_validation(name):
+    """The fast check that skips importing scikit-learn's validation accepts
+    only values that scikit-learn's validation accepts too."""
+    from sklearn.utils._param_validation import (
+        InvalidParameterError,
+        validate_parameter_constraints,
+    )
+
+    param = PARAMS[name]
+    for value in CANDIDATE_VALUES:
+        if param.plainly_valid(value):
+            validate_parameter_constraints({name: param.constraints}, {name: value},
+                                           caller_name="test")
+        else:  # left to scikit-learn, which accepts or explains
+            try:
+                validate_parameter_constraints({name: param.constraints}, {name: value},
+                                               caller_name="test")
+            except InvalidParameterError as error:
+                assert f"'{name}' parameter" in str(error)
+
+
+def test_common_options_skip_sklearn_validation():
+    """Everyday option values are recognised without scikit-learn (its
+    validation machinery costs about a second to import)."""
+    common = {"k": 10, "gain": "linear", "discount": "classic", "log_base": 10,
+              "ties": "stable", "empty": "skip", "convention": "trec_eval",
+              "threshold": 2, "capped": True, "max_grade": 4.0}
+    assert set(common) == set(PARAMS)
+    for name, value in common.items():
+        assert PARAMS[name].plainly_valid(value), name
+    for name, value in [("k", 0), ("k", 2.5), ("k", True), ("gain", "quadratic"),
+                        ("log_base", 1), ("threshold", float("nan")), ("capped", 1),
+                        ("max_grade", 0)]:
+        assert not PARAMS[name].plainly_valid(value), (name, value)

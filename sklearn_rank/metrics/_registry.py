@@ -66,6 +66,45 @@ class Param:
 
         return list(self.declare(_compat))
 
+    @cached_property
+    def _plain_constraints(self) -> list:
+        """The constraints, with intervals and string options as tuples."""
+        return list(self.declare(_Plain))
+
+    def plainly_valid(self, value) -> bool:
+        """Whether ``value`` meets a constraint that needs no scikit-learn to
+        check: None, one of the string options, a number in the interval, a
+        boolean. False leaves the verdict (and the message) to scikit-learn."""
+        for c in self._plain_constraints:
+            if c is None and value is None:
+                return True
+            if c == "boolean" and isinstance(value, bool | np.bool_):
+                return True
+            if not isinstance(c, tuple) or isinstance(value, bool | np.bool_):
+                continue
+            if c[0] == "options" and isinstance(value, str) and value in c[1]:
+                return True
+            if c[0] == "interval" and isinstance(value, c[1]) and np.isfinite(value):
+                _, _, left, right, closed = c
+                if ((left is None or value > left or (value == left and closed in
+                                                      ("left", "both")))
+                        and (right is None or value < right or (value == right and closed in
+                                                                ("right", "both")))):
+                    return True
+        return False
+
+
+class _Plain:
+    """Stands in for :mod:`sklearn_rank._compat` in :attr:`Param.declare`."""
+
+    @staticmethod
+    def Interval(type_, left, right, *, closed):  # noqa: N802 (scikit-learn's name)
+        return ("interval", type_, left, right, closed)
+
+    @staticmethod
+    def StrOptions(options):  # noqa: N802
+        return ("options", frozenset(options))
+
 
 PARAMS: dict[str, Param] = {
     p.name: p
@@ -105,7 +144,15 @@ PARAMS: dict[str, Param] = {
 
 
 def validate_options(options: dict[str, Any], caller: str) -> None:
-    """Check option values against the declared constraints (scikit-learn's)."""
+    """Check option values against the declared constraints (scikit-learn's).
+
+    Plain valid values are recognised without importing scikit-learn's
+    validation machinery (about a second, once per process: it would dominate
+    a one-off ``sklearn-rank evaluate``); anything else goes to scikit-learn,
+    which also words the error.
+    """
+    if all(PARAMS[p].plainly_valid(v) for p, v in options.items()):
+        return
     from .._compat import validate_parameter_constraints
 
     validate_parameter_constraints(
