@@ -585,11 +585,9 @@ def read_run(path_or_buffer, *, progress: Callable | None = None) -> Run:
 
     Notes
     -----
-    With pyarrow installed (``pip install "sklearn-rank[fast]"``), a file in
-    the plain layout (fields separated by single spaces, a newline after
-    every line, no blank or comment line) is parsed by pyarrow's
-    multi-threaded CSV reader, about twice as fast; any other file, and every
-    error, goes through the NumPy reader. Both give the same table.
+    As :func:`read_qrels`: plain files are parsed by pyarrow's CSV reader
+    when pyarrow is installed (the ``fast`` extra), others by NumPy, with
+    the same result.
 
     Examples
     --------
