@@ -298,6 +298,9 @@ def test_readers_agree(tmp_path, monkeypatch, layout):
         assert (a.qid == b.qid).all() and (a.docno == b.docno).all()
     assert (tables[0][0].rel == tables[1][0].rel).all()
     assert (tables[0][1].score == tables[1][1].score).all()
+    for qrels_table, run_table in tables:  # writable arrays, as any NumPy array
+        for array in (qrels_table.rel, run_table.score, run_table.docno_bytes):
+            assert array.flags.writeable
 
 
 def test_column_strings_anywhere_in_the_buffer():

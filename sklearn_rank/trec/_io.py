@@ -417,7 +417,8 @@ class _ArrowFields:
         values = table.column(names[number]).combine_chunks()
         if values.null_count:
             return None
-        # (the buffer itself: pyarrow's to_numpy would import pandas, 0.3 s)
+        # The buffer itself (writable, owned by this array from now on);
+        # pyarrow's to_numpy would import pandas (0.3 s).
         values = np.frombuffer(values.buffers()[1], dtype=np.float64, count=len(values),
                                offset=8 * values.offset)
         data, offsets = columns[strings[0]]
