@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import sys
@@ -45,3 +46,10 @@ def environment(*distributions: str) -> dict:
         except metadata.PackageNotFoundError:
             info[dist] = None
     return info
+
+
+def dump_json(path: str, payload: dict) -> None:
+    """Write ``payload`` as indented JSON and say so."""
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(payload, fh, indent=2)
+    print(f"\nwrote {path}")

@@ -67,7 +67,6 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import argparse  # noqa: E402
 import gc  # noqa: E402
-import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
@@ -77,7 +76,7 @@ from dataclasses import asdict, dataclass, field  # noqa: E402
 from itertools import pairwise  # noqa: E402
 
 import numpy as np  # noqa: E402
-from _common import Target, environment, fmt, load_average, print_targets  # noqa: E402
+from _common import Target, dump_json, environment, fmt, load_average, print_targets  # noqa: E402
 
 from sklearn_rank.metrics import evaluate, ndcg_score  # noqa: E402
 
@@ -572,9 +571,7 @@ def write_json(path: str, results, targets, env: dict) -> None:
                   for res in results],
         "targets": [asdict(t) for t in targets],
     }
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(payload, fh, indent=2)
-    print(f"\nwrote {path}")
+    dump_json(path, payload)
 
 
 def parse_args(argv=None) -> argparse.Namespace:

@@ -94,7 +94,6 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import argparse  # noqa: E402
 import gc  # noqa: E402
-import json  # noqa: E402
 import math  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
@@ -105,7 +104,7 @@ from dataclasses import asdict, dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
-from _common import Target, environment, fmt, load_average, print_targets  # noqa: E402
+from _common import Target, dump_json, environment, fmt, load_average, print_targets  # noqa: E402
 
 from sklearn_rank.trec import evaluate_run, read_qrels, read_run  # noqa: E402
 
@@ -588,9 +587,7 @@ def write_json(path: str, env: dict, info: DataInfo, rows: dict[str, Row],
         "values": [asdict(a) for a in agreements],
         "targets": [asdict(t) for t in targets],
     }
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(payload, fh, indent=2)
-    print(f"\nwrote {path}")
+    dump_json(path, payload)
 
 
 def parse_args(argv=None) -> argparse.Namespace:

@@ -244,9 +244,17 @@ def _sort_keys(codes, n: int | None = None) -> np.ndarray:
 
 
 def _runs_of(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Starts and lengths of the runs of equal consecutive ids."""
-    starts = np.concatenate(([0], np.flatnonzero(ids[1:] != ids[:-1]) + 1))
-    return starts, np.diff(np.append(starts, ids.shape[0]))
+    """Starts and lengths of the runs of equal consecutive ids (none without ids)."""
+    return _runs_at(ids[1:] != ids[:-1], ids.shape[0])
+
+
+def _runs_at(changes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Starts and lengths of the runs of ``n`` values, ``changes[i]`` telling
+    whether value i + 1 differs from value i."""
+    starts = np.flatnonzero(changes) + 1
+    if n:
+        starts = np.concatenate(([0], starts))
+    return starts, np.diff(np.append(starts, n))
 
 
 def _low(keys: np.ndarray) -> np.ndarray:
@@ -664,12 +672,11 @@ class Ranking:
             full = self._cache.get(("ranked", key, self.width))
             if full is not None:
                 out = full[:, :width]
-            elif self.data.in_rank_order:
-                out = self.unranked(key, func)[:, :width].copy()
-                if self.retrieved is not None:  # judged but not retrieved: no rank
-                    out[np.arange(width) >= self.retrieved[:, None]] = 0.0
             else:
-                out = self.unranked(key, func).ravel()[self.flat_order[:, :width]]
+                if self.data.in_rank_order:  # the block is in rank order already
+                    out = self.unranked(key, func)[:, :width].copy()
+                else:
+                    out = self.unranked(key, func).ravel()[self.flat_order[:, :width]]
                 if self.retrieved is not None:  # judged but not retrieved: no rank
                     out[np.arange(width) >= self.retrieved[:, None]] = 0.0
             self._cache[cache_key] = out

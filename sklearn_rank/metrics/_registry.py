@@ -207,25 +207,24 @@ class MetricInfo:
 
 
 _BINARY = ("threshold", "ties", "empty", "convention")
+_DISCOUNTED = ("k", "gain", "discount", "log_base", "ties", "empty", "convention")
+_CAPPABLE = ("k", "threshold", "capped", "ties", "empty", "convention")
 
 METRICS: dict[str, MetricInfo] = {
     m.name: m
     for m in (
         MetricInfo("cg", "cumulative_gain_score", "cumulative gain: sum of the top-k gains",
                    ("k", *_GAIN_OPTIONS)),
-        MetricInfo("dcg", "dcg_score", "discounted cumulative gain",
-                   ("k", "gain", "discount", "log_base", "ties", "empty", "convention")),
-        MetricInfo("ndcg", "ndcg_score", "normalized DCG: DCG@k / ideal DCG@k",
-                   ("k", "gain", "discount", "log_base", "ties", "empty", "convention")),
+        MetricInfo("dcg", "dcg_score", "discounted cumulative gain", _DISCOUNTED),
+        MetricInfo("ndcg", "ndcg_score", "normalized DCG: DCG@k / ideal DCG@k", _DISCOUNTED),
         MetricInfo("p", "precision_at_k_score",
-                   "precision: relevant documents in the top k / k",
-                   ("k", "threshold", "capped", "ties", "empty", "convention"),
+                   "precision: relevant documents in the top k / k", _CAPPABLE,
                    aliases=("precision",)),
         MetricInfo("recall", "recall_at_k_score",
                    "recall: relevant documents in the top k / relevant documents",
                    ("k", *_BINARY)),
         MetricInfo("f1", "f1_at_k_score", "harmonic mean of precision@k and recall@k",
-                   ("k", "threshold", "capped", "ties", "empty", "convention")),
+                   _CAPPABLE),
         MetricInfo("hit_rate", "hit_rate_score",
                    "1 if a relevant document is in the top k (success@k)",
                    ("k", *_BINARY), aliases=("success",)),
@@ -233,8 +232,7 @@ METRICS: dict[str, MetricInfo] = {
                    "precision at R, the number of relevant documents", _BINARY),
         MetricInfo("map", "mean_average_precision_score",
                    "mean average precision: mean over relevant ranks r <= k of P@r",
-                   ("k", "threshold", "capped", "ties", "empty", "convention"),
-                   aliases=("ap",)),
+                   _CAPPABLE, aliases=("ap",)),
         MetricInfo("gmap", "gmap_score",
                    "geometric mean of average precision (floor 1e-5, trec_eval's gm_map)",
                    _BINARY, aggregate="geometric"),

@@ -240,8 +240,6 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
 
 def _within(codes: np.ndarray) -> np.ndarray:
     """Position of every element among the elements with the same code (stable)."""
-    if not codes.shape[0]:
-        return codes
     by = np.argsort(codes, kind="stable")
     starts, lengths = _runs_of(codes[by])
     out = np.empty_like(by)
@@ -282,7 +280,6 @@ def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
         rows = np.flatnonzero(keep)
         r_code, level, score = r_code[rows], level[rows], run.score[rows]
         starts, lengths = _runs_of(r_code)
-        starts, lengths = starts[:r_code.shape[0]], lengths[:r_code.shape[0]]
     # trec_eval keeps scores as C floats: near-equal doubles tie, and the tie
     # goes by document id.
     order, moved = _trec_order(r_code, starts, score.astype(np.float32),
@@ -292,7 +289,6 @@ def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
     elif order is not None:
         r_code, level = r_code[order], level[order]
         starts, lengths = _runs_of(r_code)
-        starts, lengths = starts[:r_code.shape[0]], lengths[:r_code.shape[0]]
 
     # Judged documents the run did not retrieve: they count for the ideal
     # ranking and the number of relevant documents, at no rank.

@@ -16,6 +16,7 @@ from functools import cached_property
 import numpy as np
 
 from .._hashing import _words, hash64, hash_words, pair_key
+from ..metrics._engine import _runs_at
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run"]
 
@@ -76,9 +77,13 @@ class _Table:
         """Document ids as UTF-8 bytes."""
         return self._docno_column.fixed()
 
+    def _docno_source(self):
+        """The document ids as made so far: a bytes array, or else the file's column."""
+        return self.__dict__.get("docno_bytes", self._docno_column)
+
     def _docno_at(self, rows: np.ndarray) -> np.ndarray:
         """Document ids of ``rows`` as UTF-8 bytes."""
-        column = self.__dict__.get("docno_bytes", self._docno_column)
+        column = self._docno_source()
         return column[rows] if isinstance(column, np.ndarray) else column.fixed(rows)
 
     @cached_property
@@ -95,18 +100,15 @@ class _Table:
     def _key(self) -> np.ndarray:
         """A 64-bit hash of each (qid, docno) pair (equal pairs, equal keys)."""
         starts, lengths = self._qid_runs  # each query's rows are mostly adjacent
-        column = self.__dict__.get("docno_bytes", self._docno_column)
+        column = self._docno_source()
         docno = hash_words(_words(column).T) if isinstance(column, np.ndarray) else column.hash()
         return pair_key(np.repeat(hash64(self.qid_bytes[starts]), lengths), docno)
 
     @cached_property
     def _qid_runs(self) -> tuple[np.ndarray, np.ndarray]:
         """Starts and lengths of the runs of consecutive rows with equal qids."""
-        n = len(self)
-        words = _words(self.qid_bytes)
-        starts = np.flatnonzero((words[1:] != words[:-1]).any(axis=1)) + 1
-        starts = np.concatenate(([0], starts)) if n else starts
-        return starts, np.diff(np.append(starts, n))
+        words = _words(self.qid_bytes)  # (compared as words: faster than as bytes)
+        return _runs_at((words[1:] != words[:-1]).any(axis=1), len(self))
 
     def _n_queries(self) -> int:
         return np.unique(self.qid_bytes).shape[0]
@@ -273,7 +275,18 @@ def _parse_floats(raw: np.ndarray) -> np.ndarray | None:
     return values if np.isfinite(values).all() else None
 
 
-class _Fields:
+class _Parsed:
+    """What both readers give: the fields of every line, as :class:`_Column`."""
+
+    def column(self, j: int) -> _Column:
+        raise NotImplementedError
+
+    def raw(self, j: int, rows=slice(None)) -> np.ndarray:
+        """Field j of every line (or of ``rows``) as a bytes array."""
+        return self.column(j).fixed(rows)
+
+
+class _Fields(_Parsed):
     """Whitespace-separated fields of a text buffer, as byte spans (vectorised).
 
     Blank lines and lines starting with ``#`` are skipped; every other line
@@ -351,10 +364,6 @@ class _Fields:
         start = self.starts[:, j]
         return _Column(self.buf, start, self.ends[:, j] - start)
 
-    def raw(self, j: int, rows=slice(None)) -> np.ndarray:
-        """Field j of every line (or of ``rows``) as a bytes array."""
-        return self.column(j).fixed(rows)
-
     def last(self, j: int) -> bytes:
         """Field j of the last line."""
         return self.raw(j, [-1])[0]
@@ -372,7 +381,7 @@ class _Fields:
         return values
 
 
-class _ArrowFields:
+class _ArrowFields(_Parsed):
     """The fields of a plain file, parsed by pyarrow's multi-threaded CSV reader.
 
     Used, when pyarrow is installed, only for text that :class:`_Fields` would
@@ -439,10 +448,6 @@ class _ArrowFields:
         data, offsets = self._strings[j]
         return _Column(data, offsets[:-1], np.diff(offsets))
 
-    def raw(self, j: int, rows=slice(None)) -> np.ndarray:
-        """Field j of every line (or of ``rows``) as a bytes array."""
-        return self.column(j).fixed(rows)
-
     def last(self, j: int) -> bytes:
         """The last field of the last line (j must be the last field)."""
         tail = self._text[max(0, self._text.shape[0] - (1 << 16)):-1]  # without the newline
@@ -487,13 +492,13 @@ def _arrow_strings(column) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _fields(buf: np.ndarray, name: str, n_fields: int, what: str, strings: tuple[int, ...],
-            number: int) -> _Fields | _ArrowFields:
+            number: int) -> _Parsed:
     """The fields of a file: pyarrow's parse when it applies, else :class:`_Fields`."""
     fields = _ArrowFields.parse(buf, name, n_fields, strings, number)
     return _Fields(buf, name, n_fields, what) if fields is None else fields
 
 
-def _check_duplicates(fields: _Fields | _ArrowFields, table: _Table, what: str):
+def _check_duplicates(fields: _Parsed, table: _Table, what: str):
     """Error naming the first document listed twice for a query."""
     key = table._key
     sorted_keys = np.sort(key)
