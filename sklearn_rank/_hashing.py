@@ -19,6 +19,14 @@ def _words(values: np.ndarray) -> np.ndarray:
     return words
 
 
+def _units(values: np.ndarray) -> np.ndarray:
+    """A contiguous ``'S'`` array as rows of the widest unsigned integers that
+    divide its width, without a copy: equal rows, equal strings (of one array)."""
+    width = values.dtype.itemsize
+    unit = next(size for size in (8, 4, 2, 1) if width % size == 0)
+    return values.view(f"u{unit}").reshape(values.shape[0], width // unit)
+
+
 def _mix(x: np.ndarray) -> np.ndarray:
     """splitmix64's finalizer: a bijection in which every input bit affects
     every output bit."""
@@ -68,6 +76,13 @@ def hash64(values: np.ndarray) -> np.ndarray:
 
 
 def pair_key(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """A well-mixed 64-bit key of pairs of strings, from :func:`hash64` of the
-    first and :func:`hash_words` of the second."""
-    return _mix(first ^ second)
+    """A 64-bit key of pairs of strings, from :func:`hash64` of the first and
+    :func:`hash_words` of the second: their XOR times an odd constant, so
+    distinct XORs give distinct keys.
+
+    Only the high bits are well mixed (each depends on every bit of both
+    hashes): take table positions from the top (``key >> (64 - bits)``).
+    """
+    key = first ^ second
+    key *= _GOLDEN
+    return key

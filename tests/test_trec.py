@@ -43,7 +43,7 @@ import re
 import numpy as np
 import pytest
 
-from sklearn_rank._hashing import hash64, hash_words
+from sklearn_rank._hashing import _words, hash64, hash_words
 from sklearn_rank.trec import Qrels, Run, _io, evaluate_run, read_qrels, read_run
 
 ATOL = 1e-9  # trec_eval computes in double; only the ranking depends on float32 scores
@@ -323,6 +323,44 @@ def test_column_strings_anywhere_in_the_buffer():
     assert np.unique(hash64(expected)).shape[0] == np.unique(expected).shape[0]
 
 
+@pytest.mark.parametrize("width", [1, 3, 7, 8, 9, 16, 21])
+@pytest.mark.parametrize("padded", [True, False])
+def test_packed_column_of_equal_length_strings(width, padded):
+    """Equal-length strings back to back (pyarrow's layout) are read through
+    strided views: the same strings and hashes as the gathered reading, with
+    or without zero bytes after the last string."""
+    rng = np.random.default_rng(width)
+    n = 37
+    strings = rng.integers(33, 127, (n, width), dtype=np.uint8)
+    data = np.concatenate((strings.ravel(), np.zeros(8 if padded else 0, dtype=np.uint8)))
+    start, length = np.arange(n) * width, np.full(n, width)
+    packed = _io._Column(data, start, length, packed=True)
+    gathered = _io._Column(data, start, length)
+    assert packed._stride == width and not gathered._stride
+    expected = strings.view(f"S{width}").ravel()
+    assert (packed.fixed() == expected).all() and packed.fixed().flags.writeable
+    rows = rng.permutation(n)[:10]
+    assert (packed.fixed(rows) == expected[rows]).all()
+    assert (packed.hash() == gathered.hash()).all()
+    assert (packed.hash() == hash_words(_words(expected).T)).all()
+    # unequal lengths: gathered, whatever the layout
+    uneven = _io._Column(data, start[:-1], np.diff(start) - (np.arange(n - 1) % 2), packed=True)
+    assert not uneven._stride
+    assert (uneven.fixed() == np.array([s[:k] for s, k in
+                                        zip(expected[:-1], uneven.length, strict=True)])).all()
+
+
+def test_arrow_strings_join_chunks():
+    """A chunked pyarrow binary column (sliced and empty chunks included)
+    becomes one buffer with its offsets, followed by 8 zero bytes."""
+    pa = pytest.importorskip("pyarrow")
+    chunks = [pa.array([b"ab", b"c"], pa.binary()), pa.array([], pa.binary()),
+              pa.array([b"xx", b"defg", b"h", b"yy"], pa.binary()).slice(1, 2)]
+    data, offsets = _io._arrow_strings(pa.chunked_array(chunks, pa.binary()))
+    assert data.tobytes() == b"abcdefgh" + bytes(8)
+    assert offsets.tolist() == [0, 2, 3, 7, 8]
+
+
 @pytest.mark.parametrize("keys", ["equal", "same slot"])
 def test_hash_join_survives_colliding_keys(keys):
     """Pair keys that collide (all equal) or crowd one slot per query give the
@@ -366,7 +404,7 @@ WIDE_DOCNO = "zz-longest-document-id-文档"
 
 
 def _collection(seed, n_queries, *, graded=True, negative=True, unjudged=True, spread=8,
-                aligned=True):
+                aligned=True, depth=(3, 25)):
     """Generated ``(qrels, run)`` dicts in pytrec_eval's layout.
 
     Scores are integers / 64 (exact in float32) drawn from ``spread`` values,
@@ -380,13 +418,14 @@ def _collection(seed, n_queries, *, graded=True, negative=True, unjudged=True, s
     longest of the collection (in UTF-8 bytes), so the qrels and the run hold
     ids of the same widths; ``aligned=False`` keeps the natural widths, which
     differ (a regression once: ids were hashed with their padding).
+    ``depth``: the range of the number of documents of a query.
     """
     rng = np.random.default_rng(seed)
     qrels, run = {}, {}
     qids = [f"q{i}" for i in range(n_queries - 2)] + ["007", "7"]
     for qid in qids:
-        n = int(rng.integers(3, 25))
-        numbers = rng.choice(300, size=n, replace=False)
+        n = int(rng.integers(*depth))
+        numbers = rng.choice(max(300, 2 * n), size=n, replace=False)
         docs = [f"{_PREFIXES[int(rng.integers(len(_PREFIXES)))]}{j}" for j in numbers]
         if graded:
             levels = rng.choice(4, size=n, p=[0.5, 0.2, 0.18, 0.12])
@@ -427,6 +466,7 @@ CONFIGS = {
     "few_ties": dict(seed=2, n_queries=25, spread=4096),
     "all_judged": dict(seed=3, n_queries=30, negative=False, unjudged=False, spread=10),
     "heavy_ties": dict(seed=4, n_queries=60, spread=2),
+    "deep": dict(seed=5, n_queries=24, spread=4096, depth=(50, 400)),
 }
 OPTIONS = [
     dict(relevance_level=1, judged_only=False),
@@ -512,6 +552,13 @@ def test_generated_collections_exercise_the_rules():
             assert _has_decisive_ties(qrels, run)
         if config.get("negative", True):
             assert any(v < 0 for docs in qrels.values() for v in docs.values())
+    # long rankings: relevant and judged non-relevant documents deep down
+    qrels, run = _collection(**CONFIGS["deep"])
+    deep = [(docs[d], rank) for q in set(qrels) & set(run)
+            for rank, d in enumerate(sorted(run[q], key=run[q].get, reverse=True), 1)
+            if d in (docs := qrels[q])]
+    assert any(level >= 2 and rank > 200 for level, rank in deep)
+    assert any(level == 0 and rank > 200 for level, rank in deep)
 
 
 @pytest.mark.parametrize("config, options", [

@@ -49,9 +49,10 @@ class _HashTable:
     def __init__(self, keys: np.ndarray, codes: np.ndarray, n_codes: int):
         n = keys.shape[0]
         per_query = np.bincount(codes, minlength=n_codes)
-        self.size = 1 << np.ceil(np.log2(np.maximum(4 * per_query, 4))).astype(np.int64)
+        bits = np.ceil(np.log2(np.maximum(4 * per_query, 4))).astype(np.int64)
+        self.size = 1 << bits
         self.base = np.cumsum(self.size) - self.size
-        self.mask = (self.size - 1).astype(np.uint64)
+        self.shift = (64 - bits).astype(np.uint64)  # a key's home: its top bits
         self.keys = np.append(keys, np.uint64(0))  # row n: the empty slot's key
         self.table = np.full(int(self.size.sum()), n,
                              dtype=np.int32 if n < 2**31 - 1 else np.int64)
@@ -68,7 +69,7 @@ class _HashTable:
                 pos[taken] = self._next(pos[taken], codes[pending[taken]])
 
     def _home(self, keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
-        return self.base[codes] + (keys & self.mask[codes]).view(np.int64)
+        return self.base[codes] + (keys >> self.shift[codes]).view(np.int64)
 
     def _next(self, pos: np.ndarray, codes: np.ndarray) -> np.ndarray:
         base = self.base[codes]

@@ -15,7 +15,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .._hashing import _words, hash64, hash_words, pair_key
+from .._hashing import _units, _words, hash64, hash_words, pair_key
 from ..metrics._engine import _runs_at
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run"]
@@ -107,8 +107,11 @@ class _Table:
     @cached_property
     def _qid_runs(self) -> tuple[np.ndarray, np.ndarray]:
         """Starts and lengths of the runs of consecutive rows with equal qids."""
-        words = _words(self.qid_bytes)  # (compared as words: faster than as bytes)
-        return _runs_at((words[1:] != words[:-1]).any(axis=1), len(self))
+        units = _units(np.ascontiguousarray(self.qid_bytes))  # (faster than comparing bytes)
+        change = units[1:, 0] != units[:-1, 0]
+        for j in range(1, units.shape[1]):  # (1-D passes: NumPy is slow on short inner axes)
+            change |= units[1:, j] != units[:-1, j]
+        return _runs_at(change, len(self))
 
     def _n_queries(self) -> int:
         return np.unique(self.qid_bytes).shape[0]
@@ -221,50 +224,92 @@ def _read_buffer(path_or_buffer, progress: Callable | None) -> tuple[np.ndarray,
 
 
 class _Column:
-    """Strings stored back to back in a byte buffer: ``buf[start:start + length]``.
+    """Strings stored in a byte buffer: string i is ``buf[start[i]:start[i] + length[i]]``.
 
-    Each string is gathered as a whole number of 8-byte words (one fancy
-    index into a byte-strided view of the buffer, then masked), which makes
-    fixed-width arrays (:meth:`fixed`) and hashes (:meth:`hash`) without a
-    Python loop.
+    Makes fixed-width arrays (:meth:`fixed`) and hashes (:meth:`hash`) without
+    a Python loop: word j (bytes 8j..8j+7) of every string is gathered with one
+    fancy index into a byte-strided uint64 view of the buffer, then masked past
+    the string's end. A ``packed`` column (pyarrow's layout: the strings back
+    to back) whose strings all have the same length is read through strided
+    views, without gathering at all.
     """
 
-    def __init__(self, buf: np.ndarray, start: np.ndarray, length: np.ndarray):
-        self.buf, self.start, self.length = buf, start, length
+    def __init__(self, buf: np.ndarray, start: np.ndarray, length: np.ndarray, *,
+                 packed: bool = False):
+        self.buf, self.start, self.length, self._packed = buf, start, length, packed
 
     def __len__(self) -> int:
         return self.start.shape[0]
 
-    def _words(self, rows=slice(None)) -> np.ndarray:
-        """The strings (of ``rows``) as rows of 8-byte words, zero past their ends."""
-        start, length = self.start[rows], self.length[rows]
-        width = 8 * (max(1, -(-int(length.max()) // 8)) if length.shape[0] else 1)
-        n_words, limit = width // 8, self.buf.shape[0] - width
+    @cached_property
+    def _stride(self) -> int:
+        """The common length of a packed column of equal-length strings, else 0."""
+        if not self._packed or not len(self):
+            return 0
+        width = int(self.length[0])
+        return width if int(self.length.min()) == width == int(self.length.max()) else 0
+
+    def _word_arrays(self, rows=None) -> list[np.ndarray]:
+        """Word j of every string (of ``rows``), for j = 0, 1, ...: 1-D uint64
+        arrays, zero past each string's end."""
+        start = self.start if rows is None else self.start[rows]
+        length = self.length if rows is None else self.length[rows]
+        n, buf = start.shape[0], self.buf
+        if not n:
+            return [np.zeros(0, dtype=np.uint64)]
+        stride = self._stride if rows is None else 0
+        shortest, longest = int(length.min()), int(length.max())
+        n_words = max(1, -(-longest // 8))
+        limit = buf.shape[0] - 8  # the last position a whole word can be read from
         if limit >= 0:
-            windows = np.ndarray((limit + 1,), dtype=f"V{width}", buffer=self.buf, strides=(1,))
-            out = windows[np.minimum(start, limit)].view(np.uint64).reshape(-1, n_words)
-        else:
-            out = np.empty((start.shape[0], n_words), dtype=np.uint64)
-        near_end = np.flatnonzero(start > limit)  # these read from a zero-padded copy
-        if near_end.shape[0]:
-            cut = max(0, limit - width)
-            tail = np.zeros(self.buf.shape[0] - cut + width, dtype=np.uint8)
-            tail[:self.buf.shape[0] - cut] = self.buf[cut:]
-            windows = np.ndarray((tail.shape[0] - width + 1,), dtype=f"V{width}", buffer=tail,
-                                 strides=(1,))
-            out[near_end] = windows[start[near_end] - cut].view(np.uint64).reshape(-1, n_words)
-        for j in range(n_words):  # (1-D passes: NumPy is slow on short inner axes)
-            out[:, j] &= _MASKS.take(np.clip(length - 8 * j, 0, 8))
+            words = np.ndarray((limit + 1,), dtype=np.uint64, buffer=buf, strides=(1,))
+        out, tail = [], None
+        for j in range(n_words):
+            if stride:  # rows 0..m-1 in place: a strided view
+                first = int(start[0]) + 8 * j
+                m = min(n, max(0, (limit - first) // stride + 1)) if limit >= first else 0
+                word = np.ndarray((m,), dtype=np.uint64, buffer=buf, offset=first,
+                                  strides=(stride,))
+                if m < n:
+                    word = np.concatenate((word, np.empty(n - m, dtype=np.uint64)))
+                near_end = np.arange(m, n)
+                at = first + stride * near_end
+            else:
+                at = start + 8 * j
+                word = words[np.minimum(at, limit)] if limit >= 0 else np.empty(n, np.uint64)
+                near_end = np.flatnonzero(at > limit)
+                at = at[near_end]
+            if near_end.shape[0]:  # read from a zero-padded copy of the buffer's end
+                cut = max(0, limit)
+                if tail is None:
+                    tail = np.zeros(buf.shape[0] - cut + 8, dtype=np.uint8)
+                    tail[:buf.shape[0] - cut] = buf[cut:]
+                    tail = np.ndarray((tail.shape[0] - 7,), dtype=np.uint64, buffer=tail,
+                                      strides=(1,))
+                # (a word starting past the end belongs to no string: masked below)
+                word[near_end] = tail[np.minimum(at - cut, tail.shape[0] - 1)]
+            if 8 * (j + 1) > shortest:  # some strings end within (or before) this word
+                mask = (_MASKS[min(8, longest - 8 * j)] if shortest == longest
+                        else _MASKS[np.clip(length - 8 * j, 0, 8)])
+                word = np.bitwise_and(word, mask, out=word if word.flags.owndata else None)
+            out.append(word)
         return out
 
-    def fixed(self, rows=slice(None)) -> np.ndarray:
-        """The strings (of ``rows``) as a NUL-padded bytes array (width: a multiple of 8)."""
-        words = self._words(rows)
-        return words.view(f"S{8 * words.shape[1]}").ravel()
+    def fixed(self, rows=None) -> np.ndarray:
+        """The strings (of ``rows``) as a NUL-padded bytes array."""
+        if self._stride:
+            first = int(self.start[0])
+            strings = self.buf[first:first + len(self) * self._stride].view(f"S{self._stride}")
+            return strings.copy() if rows is None else strings[rows]
+        words = self._word_arrays(rows)
+        out = np.empty((words[0].shape[0], len(words)), dtype=np.uint64)
+        for j, word in enumerate(words):
+            out[:, j] = word
+        return out.view(f"S{8 * len(words)}").ravel()
 
     def hash(self) -> np.ndarray:
         """:func:`hash_words` of the strings."""
-        return hash_words(self._words().T)
+        return hash_words(self._word_arrays())
 
 
 def _parse_floats(raw: np.ndarray) -> np.ndarray | None:
@@ -281,7 +326,7 @@ class _Parsed:
     def column(self, j: int) -> _Column:
         raise NotImplementedError
 
-    def raw(self, j: int, rows=slice(None)) -> np.ndarray:
+    def raw(self, j: int, rows=None) -> np.ndarray:
         """Field j of every line (or of ``rows``) as a bytes array."""
         return self.column(j).fixed(rows)
 
@@ -446,7 +491,7 @@ class _ArrowFields(_Parsed):
     def column(self, j: int) -> _Column:
         """Field j of every line."""
         data, offsets = self._strings[j]
-        return _Column(data, offsets[:-1], np.diff(offsets))
+        return _Column(data, offsets[:-1], np.diff(offsets), packed=True)
 
     def last(self, j: int) -> bytes:
         """The last field of the last line (j must be the last field)."""
@@ -483,12 +528,26 @@ def _plain(text: np.ndarray, rows: int, n_fields: int) -> bool:
 
 
 def _arrow_strings(column) -> tuple[np.ndarray, np.ndarray]:
-    """The bytes (padded) and offsets of a pyarrow binary column."""
-    array = column.combine_chunks()
-    _, offsets, data = array.buffers()
-    offsets = np.frombuffer(offsets, dtype=np.int32, count=len(array) + 1,
-                            offset=4 * array.offset).astype(np.int64)
-    return np.frombuffer(b"" if data is None else data, dtype=np.uint8), offsets
+    """The bytes and offsets of a pyarrow binary column, its chunks joined; the
+    bytes are followed by 8 zeros, so that every string's words can be read in
+    place."""
+    parts = []
+    for chunk in column.chunks:
+        _, offsets, data = chunk.buffers()
+        offsets = np.frombuffer(offsets, dtype=np.int32, count=len(chunk) + 1,
+                                offset=4 * chunk.offset)
+        parts.append((offsets, data, int(offsets[0]), int(offsets[-1] - offsets[0])))
+    data = np.zeros(sum(size for *_, size in parts) + 8, dtype=np.uint8)
+    offsets = np.empty(sum(len(part[0]) - 1 for part in parts) + 1, dtype=np.int64)
+    at = row = 0
+    for chunk_offsets, chunk_data, first, size in parts:
+        if size:
+            data[at:at + size] = np.frombuffer(chunk_data, np.uint8, count=size, offset=first)
+        rows = len(chunk_offsets) - 1
+        np.add(chunk_offsets[:-1], at - first, out=offsets[row:row + rows])
+        at, row = at + size, row + rows
+    offsets[row] = at
+    return data, offsets
 
 
 def _fields(buf: np.ndarray, name: str, n_fields: int, what: str, strings: tuple[int, ...],
