@@ -600,23 +600,38 @@ class Ranking:
         cache_key = ("unranked", key)
         out = self._cache.get(cache_key)
         if out is None:
-            lengths = self.lengths
-            positions = np.arange(self.width)
-            if (lengths < self.width).any():
-                positions = np.minimum(positions, lengths[:, None] - 1)
-            out = self.data.column(key, func)[positions + self.starts[:, None]]
-            if (lengths < self.width).any():
-                out[np.arange(self.width) >= lengths[:, None]] = 0.0
+            out = self.data.column(key, func)[self._rows]
+            if self.padding is not None:
+                np.copyto(out, 0.0, where=self.padding)
             self._cache[cache_key] = out
         return out
 
     @property
-    def valid(self) -> np.ndarray:
-        """(q, w) mask of the cells that hold a document (not padding)."""
-        out = self._cache.get("valid")
+    def _rows(self) -> np.ndarray:
+        """(q, w) the data row of every cell (padding cells: the query's last row)."""
+        out = self._cache.get("rows")
         if out is None:
-            out = np.arange(self.width) < self.lengths[:, None]
-            self._cache["valid"] = out
+            positions = np.arange(self.width)
+            if self.padding is not None:
+                positions = np.minimum(positions, self.lengths[:, None] - 1)
+            out = self._cache["rows"] = positions + self.starts[:, None]
+        return out
+
+    @property
+    def padding(self) -> np.ndarray | None:
+        """(q, w) mask of the cells that hold no document; None if there is none."""
+        if "padding" not in self._cache:
+            short = (self.lengths < self.width).any()
+            self._cache["padding"] = (np.arange(self.width) >= self.lengths[:, None]
+                                      if short else None)
+        return self._cache["padding"]
+
+    @property
+    def _unretrieved(self) -> np.ndarray:
+        """(q, w) mask of the cells past each query's retrieved documents (TREC mode)."""
+        out = self._cache.get("unretrieved")
+        if out is None:
+            out = self._cache["unretrieved"] = np.arange(self.width) >= self.retrieved[:, None]
         return out
 
     def derived(self, key, func) -> np.ndarray:
@@ -630,8 +645,8 @@ class Ranking:
         out = self._cache.get(cache_key)
         if out is None:
             out = np.asarray(func(self.unranked(("label",), _identity)), dtype=np.float64)
-            if (self.lengths < self.width).any() and func(np.zeros(1))[0] != 0:
-                out = np.where(self.valid, out, 0.0)  # padding cells hold label 0
+            if self.padding is not None and func(np.zeros(1))[0] != 0:
+                np.copyto(out, 0.0, where=self.padding)  # padding cells hold label 0
             self._cache[cache_key] = out
         return out
 
@@ -642,15 +657,6 @@ class Ranking:
         if out is None:
             out = self.order + (np.arange(self.order.shape[0]) * self.width)[:, None]
             self._cache["flat_order"] = out
-        return out
-
-    def cumulative(self, key, func) -> np.ndarray:
-        """Running sum of ``func(labels)`` down the whole ranking, (q, w)."""
-        cache_key = ("cumulative", key)
-        out = self._cache.get(cache_key)
-        if out is None:
-            out = np.cumsum(self.ranked(key, func), axis=1)
-            self._cache[cache_key] = out
         return out
 
     @property
@@ -678,7 +684,7 @@ class Ranking:
                 else:
                     out = self.unranked(key, func).ravel()[self.flat_order[:, :width]]
                 if self.retrieved is not None:  # judged but not retrieved: no rank
-                    out[np.arange(width) >= self.retrieved[:, None]] = 0.0
+                    np.copyto(out, 0.0, where=self._unretrieved[:, :width])
             self._cache[cache_key] = out
         return out
 

@@ -280,16 +280,6 @@ def _relevance(rank, p):
     return _flags(rank, ("rel", threshold), func)
 
 
-def _non_relevance(rank, p):
-    """Key and function of the judged non-relevant flags (label < threshold)."""
-    threshold = p["threshold"]
-
-    def func(labels):
-        return (labels < threshold).astype(np.float64)
-
-    return _flags(rank, ("nonrel", threshold), func)
-
-
 def _count(rank, key, func) -> np.ndarray:
     out = rank._cache.get(("count", key))
     if out is None:
@@ -300,6 +290,36 @@ def _count(rank, key, func) -> np.ndarray:
 
 def _n_relevant(rank, p) -> np.ndarray:
     return _count(rank, *_relevance(rank, p))
+
+
+def _flagged(rank, key, func):
+    """The documents whose ``func(labels)`` is nonzero, in rank order (exact
+    for untied rankings): ``(rows, cols, first, flat)``, their rows and
+    0-based ranks row by row, where each row starts among them (q + 1
+    entries) and their positions in the raveled block. Few documents are
+    relevant or judged, so metrics that sum over them (AP, R-precision,
+    bpref) work on these short arrays instead of running sums over the block.
+    """
+    cache_key = ("flagged", key)
+    out = rank._cache.get(cache_key)
+    if out is None:
+        flat = np.flatnonzero(rank.ranked(key, func) != 0)  # (a bool array: much faster)
+        rows, cols = np.divmod(flat, rank.width)
+        first = np.searchsorted(rows, np.arange(rank.order.shape[0] + 1))
+        out = rank._cache[cache_key] = rows, cols, first, flat
+    return out
+
+
+def _row_sums(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
+    """Sum of ``values`` per row (row by row, in order: each row's sum depends
+    on that row only)."""
+    return np.bincount(rows, weights=values, minlength=n_rows).astype(np.float64, copy=False)
+
+
+def _flagged_above(flagged, rows: np.ndarray, cols: np.ndarray, width: int) -> np.ndarray:
+    """How many of the ``flagged`` documents rank above column ``cols`` of ``rows``."""
+    _, _, first, flat = flagged
+    return np.searchsorted(flat, rows * width + cols) - first[rows]
 
 
 def _hits(rank, p, k) -> np.ndarray:
@@ -345,11 +365,15 @@ def _f1(rank, p, k):
 def _r_precision(rank, p, k):
     key, func = _relevance(rank, p)
     n_rel = _n_relevant(rank, p)
-    hits = (rank.cumulative(key, func) if not rank.tied
-            else np.cumsum(rank.expected(key, func), axis=1))
-    at_r = np.take_along_axis(hits, np.maximum(n_rel, 1).astype(np.intp)[:, None] - 1, axis=1)
+    cut = np.maximum(n_rel, 1).astype(np.intp)  # (R <= the width: R documents are judged)
+    if rank.tied:
+        hits = np.cumsum(rank.expected(key, func), axis=1)
+        at_r = np.take_along_axis(hits, cut[:, None] - 1, axis=1)[:, 0]
+    else:
+        at_r = _flagged_above(_flagged(rank, key, func), np.arange(cut.shape[0]), cut,
+                              rank.width)
     empty = n_rel == 0
-    return np.divide(at_r[:, 0], n_rel, out=np.zeros(n_rel.shape), where=~empty), empty
+    return np.divide(at_r, n_rel, out=np.zeros(n_rel.shape), where=~empty), empty
 
 
 def _tie_groups_stats(rank, key, func, cut):
@@ -369,16 +393,21 @@ def _ap(rank, p, k):
     cache_key = ("ap", key, cut, rank.ties)
     total = rank._cache.get(cache_key)
     if total is None:
-        rel = rank.ranked(key, func, cut)
-        terms = rel * rank.cumulative(key, func)[:, :cut]  # rel_r * H_r
+        # The n-th relevant document, at rank r, adds P@r = n / r.
+        rows, cols, first, _ = _flagged(rank, key, func)
+        nth = np.arange(1, rows.shape[0] + 1) - first[rows]
+        if cut < rank.width:
+            keep = cols < cut
+            rows, cols, nth = rows[keep], cols[keep], nth[keep]
+        total = _row_sums(rows, nth * (1.0 / (cols + 1)), first.shape[0] - 1)
         if rank.tied:
             # For r in a tie group starting at a, of size g with h relevant
             # members, a random order gives P(rel_r) = h/g and P(rel_r, rel_i) =
             # h (h - 1) / (g (g - 1)) for another member i above r.
             a, g, h, above = _tie_groups_stats(rank, key, func, cut)
             both = np.divide(h * (h - 1), g * (g - 1), out=np.zeros_like(g), where=g > 1)
-            terms[rank.tie_rows] = h / g * (above + 1) + (np.arange(cut) - a) * both
-        total = _rowdot(terms, 1.0 / np.arange(1, cut + 1))
+            terms = h / g * (above + 1) + (np.arange(cut) - a) * both
+            total[rank.tie_rows] = _rowdot(terms, 1.0 / np.arange(1, cut + 1))
         rank._cache[cache_key] = total
     n_rel = _n_relevant(rank, p)
     denominator = np.minimum(n_rel, k) if (p.get("capped") and k is not None) else n_rel
@@ -387,11 +416,18 @@ def _ap(rank, p, k):
 
 
 def _non_relevant_above(rank, p):
-    """Per rank: the relevance flag and the judged non-relevant documents above."""
-    rel_key, rel_func = _relevance(rank, p)
-    key, func = _non_relevance(rank, p)
-    above = rank.cumulative(key, func) - rank.ranked(key, func)
-    return rank.ranked(rel_key, rel_func), above, _count(rank, key, func)
+    """For each relevant retrieved document, in rank order: its row and the
+    judged non-relevant documents ranked above it (exact for untied
+    rankings); and each query's number of judged non-relevant documents."""
+    rows, cols, first, _ = _flagged(rank, *_relevance(rank, p))
+    relevant_above = np.arange(rows.shape[0]) - first[rows]
+    if rank.data.judged is None:  # every document is judged
+        judged_above, n_judged = cols, rank.lengths
+    else:
+        judged = _flagged(rank, ("judged",), None)
+        judged_above = _flagged_above(judged, rows, cols, rank.width)
+        n_judged = _count(rank, ("judged",), None)
+    return rows, judged_above - relevant_above, n_judged - _n_relevant(rank, p)
 
 
 def _tie_non_relevant(rank, p):
@@ -409,8 +445,8 @@ def _tie_non_relevant(rank, p):
 
 
 def _rank_eff(rank, p, k):
-    rel, above, n_nonrel = _non_relevant_above(rank, p)
-    total = (rel * above).sum(axis=1)
+    rows, above, n_nonrel = _non_relevant_above(rank, p)
+    total = _row_sums(rows, above, n_nonrel.shape[0])
     if rank.tied:
         p_rel, before, j, g, h = _tie_non_relevant(rank, p)
         mean_c = np.divide(j * (g - h), g - 1, out=np.zeros_like(g), where=g > 1)
@@ -420,7 +456,7 @@ def _rank_eff(rank, p, k):
     # (1/R) sum over relevant retrieved r of (1 - |non-relevant above r| / N):
     # a relevant document the run did not retrieve (TREC runs) earns nothing;
     # with no judged non-relevant document at all (N = 0) each earns 1.
-    retrieved_relevant = rel.sum(axis=1)
+    retrieved_relevant = np.diff(_flagged(rank, *_relevance(rank, p))[2])
     penalty = np.divide(total, n_nonrel, out=np.zeros(n_rel.shape), where=n_nonrel > 0)
     value = np.divide(retrieved_relevant - penalty, n_rel, out=np.zeros(n_rel.shape),
                       where=~empty)
@@ -430,20 +466,20 @@ def _rank_eff(rank, p, k):
 def _bpref(rank, p, k):
     """trec_eval's bpref: (1/R) sum over relevant retrieved r of
     (1 - min(|judged non-relevant above r|, R) / min(N, R))."""
-    rel, above, n_nonrel = _non_relevant_above(rank, p)
+    rows, above, n_nonrel = _non_relevant_above(rank, p)
     n_rel = _n_relevant(rank, p)
     cap = n_rel[:, None]
     denominator = np.minimum(n_nonrel, n_rel)[:, None]
-    penalty = np.divide(np.minimum(above, cap), denominator, out=np.zeros(above.shape),
-                        where=denominator > 0)
-    total = (rel * (1.0 - penalty)).sum(axis=1)
+    penalty = np.divide(np.minimum(above, n_rel[rows]), denominator[rows, 0],
+                        out=np.zeros(above.shape), where=denominator[rows, 0] > 0)
+    total = _row_sums(rows, 1.0 - penalty, n_rel.shape[0])
     if rank.tied:
         p_rel, before, j, g, h = _tie_non_relevant(rank, p)
-        rows = rank.tie_rows
-        expected_min = _expected_capped(before, j, g, h, cap[rows])
-        penalty = np.divide(expected_min, denominator[rows],
-                            out=np.zeros(expected_min.shape), where=denominator[rows] > 0)
-        total[rows] = (p_rel * (1.0 - penalty)).sum(axis=1)
+        tied = rank.tie_rows
+        expected_min = _expected_capped(before, j, g, h, cap[tied])
+        penalty = np.divide(expected_min, denominator[tied],
+                            out=np.zeros(expected_min.shape), where=denominator[tied] > 0)
+        total[tied] = (p_rel * (1.0 - penalty)).sum(axis=1)
     empty = n_rel == 0
     return np.divide(total, n_rel, out=np.zeros(n_rel.shape), where=~empty), empty
 
