@@ -263,7 +263,8 @@ def test_pyarrow_reads_only_plain_text(monkeypatch):
     layout goes to the NumPy reader, and both give the same rows."""
     def parsed_by_arrow(text):
         buf = np.frombuffer(text.encode(), dtype=np.uint8)
-        return _io._ArrowFields.parse(buf, "x", 6, (0, 2), 4) is not None
+        fields = _io._ArrowFields.parse(buf, "x", 6, (0, 2), 4)
+        return fields is not None and fields.plain()
 
     expected = {("q1", "d1", 2.5), ("q1", '"d2"', 1e-3), ("q2", "文档", -7.0)}
     assert parsed_by_arrow(PLAIN_RUN)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import threading
 from collections.abc import Callable
 from functools import cached_property
 
@@ -223,15 +224,21 @@ def _read_buffer(path_or_buffer, progress: Callable | None) -> tuple[np.ndarray,
     return buf, str(name)
 
 
+def _clamp(values: np.ndarray, high: int) -> np.ndarray:
+    """``values`` (a scratch array) clipped to 0..high in place (np.clip is slower)."""
+    np.maximum(values, 0, out=values)
+    return np.minimum(values, high, out=values)
+
+
 class _Column:
     """Strings stored in a byte buffer: string i is ``buf[start[i]:start[i] + length[i]]``.
 
     Makes fixed-width arrays (:meth:`fixed`) and hashes (:meth:`hash`) without
-    a Python loop: word j (bytes 8j..8j+7) of every string is gathered with one
-    fancy index into a byte-strided uint64 view of the buffer, then masked past
-    the string's end. A ``packed`` column (pyarrow's layout: the strings back
-    to back) whose strings all have the same length is read through strided
-    views, without gathering at all.
+    a Python loop: each string is gathered as a whole number of 8-byte words
+    (one fancy index into a byte-strided view of the buffer), then masked past
+    its end. A ``packed`` column (pyarrow's layout: the strings back to back)
+    whose strings all have the same length is read through strided views,
+    without gathering at all.
     """
 
     def __init__(self, buf: np.ndarray, start: np.ndarray, length: np.ndarray, *,
@@ -249,51 +256,46 @@ class _Column:
         width = int(self.length[0])
         return width if int(self.length.min()) == width == int(self.length.max()) else 0
 
-    def _word_arrays(self, rows=None) -> list[np.ndarray]:
-        """Word j of every string (of ``rows``), for j = 0, 1, ...: 1-D uint64
-        arrays, zero past each string's end."""
+    def _words(self, rows=None) -> np.ndarray:
+        """The strings (of ``rows``) as rows of 8-byte words, zero past their ends."""
         start = self.start if rows is None else self.start[rows]
         length = self.length if rows is None else self.length[rows]
-        n, buf = start.shape[0], self.buf
-        if not n:
-            return [np.zeros(0, dtype=np.uint64)]
-        stride = self._stride if rows is None else 0
-        shortest, longest = int(length.min()), int(length.max())
+        shortest, longest = (int(length.min()), int(length.max())) if length.shape[0] else (0, 0)
         n_words = max(1, -(-longest // 8))
-        limit = buf.shape[0] - 8  # the last position a whole word can be read from
+        width, buf = 8 * n_words, self.buf
+        limit = buf.shape[0] - width  # the last position a whole row can be read from
         if limit >= 0:
-            words = np.ndarray((limit + 1,), dtype=np.uint64, buffer=buf, strides=(1,))
-        out, tail = [], None
-        for j in range(n_words):
-            if stride:  # rows 0..m-1 in place: a strided view
-                first = int(start[0]) + 8 * j
-                m = min(n, max(0, (limit - first) // stride + 1)) if limit >= first else 0
-                word = np.ndarray((m,), dtype=np.uint64, buffer=buf, offset=first,
-                                  strides=(stride,))
-                if m < n:
-                    word = np.concatenate((word, np.empty(n - m, dtype=np.uint64)))
-                near_end = np.arange(m, n)
-                at = first + stride * near_end
-            else:
-                at = start + 8 * j
-                word = words[np.minimum(at, limit)] if limit >= 0 else np.empty(n, np.uint64)
-                near_end = np.flatnonzero(at > limit)
-                at = at[near_end]
-            if near_end.shape[0]:  # read from a zero-padded copy of the buffer's end
-                cut = max(0, limit)
-                if tail is None:
-                    tail = np.zeros(buf.shape[0] - cut + 8, dtype=np.uint8)
-                    tail[:buf.shape[0] - cut] = buf[cut:]
-                    tail = np.ndarray((tail.shape[0] - 7,), dtype=np.uint64, buffer=tail,
-                                      strides=(1,))
-                # (a word starting past the end belongs to no string: masked below)
-                word[near_end] = tail[np.minimum(at - cut, tail.shape[0] - 1)]
+            windows = np.ndarray((limit + 1,), dtype=f"V{width}", buffer=buf, strides=(1,))
+            out = windows[np.minimum(start, limit)].view(np.uint64).reshape(-1, n_words)
+        else:
+            out = np.empty((start.shape[0], n_words), dtype=np.uint64)
+        near_end = np.flatnonzero(start > limit)  # these read from a zero-padded copy
+        if near_end.shape[0]:
+            cut = max(0, limit - width)
+            tail = np.zeros(buf.shape[0] - cut + width, dtype=np.uint8)
+            tail[:buf.shape[0] - cut] = buf[cut:]
+            windows = np.ndarray((tail.shape[0] - width + 1,), dtype=f"V{width}", buffer=tail,
+                                 strides=(1,))
+            out[near_end] = windows[start[near_end] - cut].view(np.uint64).reshape(-1, n_words)
+        for j in range(n_words):  # (1-D passes: NumPy is slow on short inner axes)
             if 8 * (j + 1) > shortest:  # some strings end within (or before) this word
-                mask = (_MASKS[min(8, longest - 8 * j)] if shortest == longest
-                        else _MASKS[np.clip(length - 8 * j, 0, 8)])
-                word = np.bitwise_and(word, mask, out=word if word.flags.owndata else None)
-            out.append(word)
+                out[:, j] &= (_MASKS[min(8, longest - 8 * j)] if shortest == longest
+                              else _MASKS.take(_clamp(length - 8 * j, 8)))
         return out
+
+    def _packed_words(self) -> list[np.ndarray] | None:
+        """Word j of every string of a packed equal-length column, as strided
+        views of the buffer (masked copies for a last, partial word); None if
+        the column is not one, or the last word would be read past the buffer."""
+        width = self._stride
+        if not width or int(self.start[-1]) + 8 * -(-width // 8) > self.buf.shape[0]:
+            return None
+        words = []
+        for j in range(-(-width // 8)):
+            word = np.ndarray((len(self),), dtype=np.uint64, buffer=self.buf,
+                              offset=int(self.start[0]) + 8 * j, strides=(width,))
+            words.append(word if 8 * (j + 1) <= width else word & _MASKS[width - 8 * j])
+        return words
 
     def fixed(self, rows=None) -> np.ndarray:
         """The strings (of ``rows``) as a NUL-padded bytes array."""
@@ -301,15 +303,13 @@ class _Column:
             first = int(self.start[0])
             strings = self.buf[first:first + len(self) * self._stride].view(f"S{self._stride}")
             return strings.copy() if rows is None else strings[rows]
-        words = self._word_arrays(rows)
-        out = np.empty((words[0].shape[0], len(words)), dtype=np.uint64)
-        for j, word in enumerate(words):
-            out[:, j] = word
-        return out.view(f"S{8 * len(words)}").ravel()
+        words = self._words(rows)
+        return words.view(f"S{8 * words.shape[1]}").ravel()
 
     def hash(self) -> np.ndarray:
         """:func:`hash_words` of the strings."""
-        return hash_words(self._word_arrays())
+        words = self._packed_words()
+        return hash_words(self._words().T if words is None else words)
 
 
 def _parse_floats(raw: np.ndarray) -> np.ndarray | None:
@@ -436,13 +436,20 @@ class _ArrowFields(_Parsed):
     goes to :class:`_Fields`, which also writes every error message.
     """
 
-    def __init__(self, name: str, strings: dict, numbers: dict, text: np.ndarray):
+    def __init__(self, name: str, strings: dict, numbers: dict, text: np.ndarray,
+                 layout: Callable[[], bool]):
         self.name, self._strings, self._numbers, self._text = name, strings, numbers, text
+        self.plain = layout
 
     @classmethod
     def parse(cls, buf: np.ndarray, name: str, n_fields: int, strings: tuple[int, ...],
               number: int) -> _ArrowFields | None:
-        """The fields, or None when the text is not plain or pyarrow is missing."""
+        """The fields, or None when pyarrow is missing or cannot parse the text.
+
+        Whether the text has the plain layout is checked on another thread
+        (the caller builds its table meanwhile): ask :meth:`plain`, and use
+        the fields only if it says True.
+        """
         text = buf
         if not _ARROW or text.shape[0] == 0 or text[-1] != 10:
             return None
@@ -466,8 +473,7 @@ class _ArrowFields(_Parsed):
             columns = {j: _arrow_strings(table.column(names[j])) for j in strings}
         except (pa.ArrowException, OverflowError):
             return None
-        if not _plain(text, table.num_rows, n_fields):
-            return None
+        layout = _in_background(_plain, text, table.num_rows, n_fields)
         values = table.column(names[number]).combine_chunks()
         if values.null_count:
             return None
@@ -477,8 +483,9 @@ class _ArrowFields(_Parsed):
                                offset=8 * values.offset)
         data, offsets = columns[strings[0]]
         if (data[offsets[:-1]] == 35).any() or not np.isfinite(values).all():
+            layout()
             return None  # a comment line ('#') of n_fields words, or a non-finite value
-        return cls(name, columns, {number: values}, text)
+        return cls(name, columns, {number: values}, text, layout)
 
     @property
     def lines(self) -> np.ndarray:
@@ -500,6 +507,21 @@ class _ArrowFields(_Parsed):
 
     def numbers(self, j: int, what: str) -> np.ndarray:
         return self._numbers[j]
+
+
+def _in_background(check: Callable[..., bool], *args) -> Callable[[], bool]:
+    """Start ``check(*args)`` on a thread (NumPy releases the GIL in its
+    loops); the returned function waits for it and gives its answer (False if
+    it raised)."""
+    answer = []
+    thread = threading.Thread(target=lambda: answer.append(bool(check(*args))), daemon=True)
+    thread.start()
+
+    def result() -> bool:
+        thread.join()
+        return bool(answer and answer[0])
+
+    return result
 
 
 def _plain(text: np.ndarray, rows: int, n_fields: int) -> bool:
@@ -550,11 +572,21 @@ def _arrow_strings(column) -> tuple[np.ndarray, np.ndarray]:
     return data, offsets
 
 
-def _fields(buf: np.ndarray, name: str, n_fields: int, what: str, strings: tuple[int, ...],
-            number: int) -> _Parsed:
-    """The fields of a file: pyarrow's parse when it applies, else :class:`_Fields`."""
+def _read(path_or_buffer, progress: Callable | None, n_fields: int, what: str,
+          strings: tuple[int, ...], number: int, build: Callable[[_Parsed], _Table]):
+    """Parse a file and ``build`` its table: from pyarrow's parse when pyarrow
+    is installed and the text is plain, else from :class:`_Fields` (which
+    also writes every error message, with its line)."""
+    buf, name = _read_buffer(path_or_buffer, progress)
     fields = _ArrowFields.parse(buf, name, n_fields, strings, number)
-    return _Fields(buf, name, n_fields, what) if fields is None else fields
+    if fields is not None:
+        try:
+            table = build(fields)
+        except ValueError:
+            table = None
+        if fields.plain() and table is not None:
+            return table
+    return build(_Fields(buf, name, n_fields, what))
 
 
 def _check_duplicates(fields: _Parsed, table: _Table, what: str):
@@ -615,13 +647,7 @@ def read_qrels(path_or_buffer, *, progress: Callable | None = None) -> Qrels:
     >>> read_qrels(io.StringIO("q1 0 d1 2\\nq1 0 d2 0\\n# a comment\\nq2 0 d1 1\\n"))
     Qrels(3 judgments, 2 queries, 2 with level > 0)
     """
-    buf, name = _read_buffer(path_or_buffer, progress)
-    fields = _fields(buf, name, 4, "qid iter docno rel", (0, 2), 3)
-    if not len(fields):
-        raise ValueError(f"{name}: the qrels file has no judgments.")
-    qrels = Qrels(fields.raw(0), fields.column(2), fields.numbers(3, "relevance level"))
-    _check_duplicates(fields, qrels, "qrels file")
-    return qrels
+    return _read(path_or_buffer, progress, 4, "qid iter docno rel", (0, 2), 3, _build_qrels)
 
 
 def read_run(path_or_buffer, *, progress: Callable | None = None) -> Run:
@@ -661,10 +687,21 @@ def read_run(path_or_buffer, *, progress: Callable | None = None) -> Run:
     >>> read_run(io.StringIO("q1 Q0 d1 1 2.5 bm25\\nq1 Q0 d2 2 1.0 bm25\\n"))
     Run('bm25', 2 documents, 1 queries)
     """
-    buf, name = _read_buffer(path_or_buffer, progress)
-    fields = _fields(buf, name, 6, "qid Q0 docno rank score tag", (0, 2), 4)
+    return _read(path_or_buffer, progress, 6, "qid Q0 docno rank score tag", (0, 2), 4,
+                 _build_run)
+
+
+def _build_qrels(fields: _Parsed) -> Qrels:
     if not len(fields):
-        raise ValueError(f"{name}: the run has no lines.")
+        raise ValueError(f"{fields.name}: the qrels file has no judgments.")
+    qrels = Qrels(fields.raw(0), fields.column(2), fields.numbers(3, "relevance level"))
+    _check_duplicates(fields, qrels, "qrels file")
+    return qrels
+
+
+def _build_run(fields: _Parsed) -> Run:
+    if not len(fields):
+        raise ValueError(f"{fields.name}: the run has no lines.")
     run = Run(fields.raw(0), fields.column(2), fields.numbers(4, "score"),
               fields.last(5).decode(errors="replace"))
     _check_duplicates(fields, run, "run")
