@@ -75,14 +75,14 @@ def hash64(values: np.ndarray) -> np.ndarray:
     return _mix(hash_words(_words(values).T))
 
 
-def pair_key(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+def pair_key(first: np.ndarray, second: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """A 64-bit key of pairs of strings, from :func:`hash64` of the first and
     :func:`hash_words` of the second: their XOR times an odd constant, so
-    distinct XORs give distinct keys.
+    distinct XORs give distinct keys (written to ``out`` if given).
 
     Only the high bits are well mixed (each depends on every bit of both
     hashes): take table positions from the top (``key >> (64 - bits)``).
     """
-    key = first ^ second
+    key = np.bitwise_xor(first, second, out=out)
     key *= _GOLDEN
     return key

@@ -45,7 +45,8 @@ class Data:
     Attributes
     ----------
     labels, scores : ndarray of shape (n_rows,)
-        Relevance labels and scores in grouped order.
+        Relevance labels and scores in grouped order (``scores`` is None
+        when ``in_rank_order``: the rows are ranked already).
     starts, lengths : ndarray of shape (n_queries,)
         Offset and number of rows of each query (segment) in grouped order.
     qids : ndarray of shape (n_queries,)
@@ -75,7 +76,7 @@ class Data:
     """
 
     labels: np.ndarray
-    scores: np.ndarray
+    scores: np.ndarray | None
     starts: np.ndarray
     lengths: np.ndarray
     qids: np.ndarray
@@ -424,8 +425,7 @@ def ranked_data(labels: np.ndarray, lengths: np.ndarray, qids: np.ndarray, *,
     For trusted internal callers (TREC evaluation), which validated the values.
     """
     starts = np.cumsum(lengths) - lengths
-    scores = -np.arange(labels.shape[0], dtype=np.float64)
-    return Data(labels, scores, starts, lengths, qids, None, None, None, None,
+    return Data(labels, None, starts, lengths, qids, None, None, None, None,
                 n_retrieved=n_retrieved, judged=judged, in_rank_order=True)
 
 

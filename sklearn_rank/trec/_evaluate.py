@@ -32,7 +32,7 @@ def _codes(table, vocabulary: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Position in the sorted ``vocabulary`` of every row's qid, and of every
     run of rows with the same qid."""
     starts, lengths = table._qid_runs
-    codes = np.searchsorted(vocabulary, table.qid_bytes[starts])
+    codes = np.searchsorted(vocabulary, table.qid_bytes[starts]).astype(np.int32)
     return np.repeat(codes, lengths), codes
 
 
@@ -69,29 +69,30 @@ class _HashTable:
                 pos[taken] = self._next(pos[taken], codes[pending[taken]])
 
     def _home(self, keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
-        return self.base[codes] + (keys >> self.shift[codes]).view(np.int64)
+        home = self.shift[codes]
+        np.right_shift(keys, home, out=home)
+        home = home.view(np.int64)
+        home += self.base[codes]
+        return home
 
     def _next(self, pos: np.ndarray, codes: np.ndarray) -> np.ndarray:
         base = self.base[codes]
         return base + ((pos - base + 1) & (self.size[codes] - 1))
 
     def find(self, keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
-        """For every key, the row holding it (searched in its query's region), or -1."""
+        """For every key, the row holding it (searched in its query's region),
+        or ``len(keys)`` (the empty slot's row) when it is absent."""
         n = self.keys.shape[0] - 1
         pos = self._home(keys, codes)
-        row = self.table[pos]
-        hit = self.keys[row] == keys
-        hit &= row < n
-        out = np.where(hit, row, -1)
-        pending = np.flatnonzero(~hit & (row < n))  # a slot holding another key
+        out = self.table[pos]
+        # a slot holding another key: probe on (an empty slot, row n, ends the search)
+        pending = np.flatnonzero(np.greater(out < n, self.keys[out] == keys))
         pos = pos[pending]
         while pending.shape[0]:
             pos = self._next(pos, codes[pending])
             row = self.table[pos]
-            hit = self.keys[row] == keys[pending]
-            hit &= row < n
-            out[pending[hit]] = row[hit]
-            go_on = np.flatnonzero(~hit & (row < n))
+            out[pending] = row
+            go_on = np.flatnonzero(np.greater(row < n, self.keys[row] == keys[pending]))
             pending, pos = pending[go_on], pos[go_on]
         return out
 
@@ -110,18 +111,19 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
 def _verify(match: np.ndarray, qrels: Qrels, run: Run, q_code: np.ndarray,
             r_code: np.ndarray) -> np.ndarray:
     """Check a hash join of the run to the qrels on (qid, docno) by comparing
-    the ids of every match; after a hash collision, redo it exactly (in place).
-    Returns the qrels rows matched."""
-    hit = np.flatnonzero(match >= 0)
+    the ids of every match (``len(qrels)``: no match); after a hash collision,
+    redo it exactly (in place). Returns the qrels rows matched."""
+    n = len(qrels)
+    hit = np.flatnonzero(match < n)
     judged = match[hit]
     if (q_code[judged] == r_code[hit]).all() and _same(qrels._docno_at(judged),
                                                         run._docno_at(hit)):
         return judged
     index = {pair: i for i, pair in enumerate(zip(qrels.qid_bytes.tolist(),
                                                   qrels.docno_bytes.tolist(), strict=True))}
-    match[:] = [index.get(pair, -1) for pair in zip(run.qid_bytes.tolist(),
-                                                   run.docno_bytes.tolist(), strict=True)]
-    return match[match >= 0]
+    match[:] = [index.get(pair, n) for pair in zip(run.qid_bytes.tolist(),
+                                                  run.docno_bytes.tolist(), strict=True)]
+    return match[match < n]
 
 
 def _trec_order(qcode: np.ndarray, starts: np.ndarray, score: np.ndarray, docno_at):
@@ -270,7 +272,7 @@ def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
 
     match = _HashTable(qrels._key, q_code, n_codes).find(run._key, r_code)
     judged = _verify(match, qrels, run, q_code, r_code)
-    level = np.append(qrels.rel, -1.0)[match]  # -1: not judged
+    level = np.append(qrels.rel, -1.0)[match]  # -1: not judged (row len(qrels))
     starts, lengths = run._qid_runs
     if evaluated[r_run_code].all() and not (judged_only and (level < 0).any()):
         rows, score = None, run.score

@@ -103,7 +103,7 @@ class _Table:
         starts, lengths = self._qid_runs  # each query's rows are mostly adjacent
         column = self._docno_source()
         docno = hash_words(_words(column).T) if isinstance(column, np.ndarray) else column.hash()
-        return pair_key(np.repeat(hash64(self.qid_bytes[starts]), lengths), docno)
+        return pair_key(np.repeat(hash64(self.qid_bytes[starts]), lengths), docno, out=docno)
 
     @cached_property
     def _qid_runs(self) -> tuple[np.ndarray, np.ndarray]:
@@ -470,21 +470,17 @@ class _ArrowFields(_Parsed):
                                                    include_columns=list(types),
                                                    null_values=[], strings_can_be_null=False),
             )
-            columns = {j: _arrow_strings(table.column(names[j])) for j in strings}
+            values = table.column(names[number]).combine_chunks()
         except (pa.ArrowException, OverflowError):
             return None
-        layout = _in_background(_plain, text, table.num_rows, n_fields)
-        values = table.column(names[number]).combine_chunks()
         if values.null_count:
             return None
         # The buffer itself (writable, owned by this array from now on);
         # pyarrow's to_numpy would import pandas (0.3 s).
         values = np.frombuffer(values.buffers()[1], dtype=np.float64, count=len(values),
                                offset=8 * values.offset)
-        data, offsets = columns[strings[0]]
-        if (data[offsets[:-1]] == 35).any() or not np.isfinite(values).all():
-            layout()
-            return None  # a comment line ('#') of n_fields words, or a non-finite value
+        layout = _in_background(_plain, text, table.num_rows, n_fields, values)
+        columns = {j: _arrow_strings(table.column(names[j])) for j in strings}
         return cls(name, columns, {number: values}, text, layout)
 
     @property
@@ -524,27 +520,33 @@ def _in_background(check: Callable[..., bool], *args) -> Callable[[], bool]:
     return result
 
 
-def _plain(text: np.ndarray, rows: int, n_fields: int) -> bool:
+def _plain(text: np.ndarray, rows: int, n_fields: int, values: np.ndarray) -> bool:
     """Whether ``text`` is ``rows`` lines of ``n_fields`` fields separated by
-    single spaces, each line ending with a newline: every byte <= 32 is one
-    of the ``rows * n_fields`` separators, ``rows`` of them newlines, and no
-    two are adjacent (no blank line, no empty field).
+    single spaces, each line ending with a newline, and no line a comment:
+    every byte <= 32 is one of the ``rows * n_fields`` separators, ``rows`` of
+    them newlines, no two are adjacent (no blank line, no empty field) and no
+    line starts with ``#``; and the parsed ``values`` are finite.
 
     Scanned in blocks that stay in cache (whole-text temporaries would cost
     more in page faults than the comparisons themselves).
     """
-    if rows == 0 or text[0] <= 32:
+    if rows == 0 or text[0] <= 32 or text[0] == 35 or not np.isfinite(values).all():
         return False
     step = 1 << 18
-    blank, scratch = np.empty(step + 1, dtype=bool), np.empty(step, dtype=bool)
+    blank, newline = np.empty(step + 1, dtype=bool), np.empty(step + 1, dtype=bool)
+    scratch = np.empty(step, dtype=bool)
     n_blank = n_newline = 0
     for lo in range(0, text.shape[0], step):
         part = text[lo:lo + step + 1]  # one byte of overlap, for adjacency
-        own = min(step, part.shape[0])
-        is_blank = np.less(part, 33, out=blank[:part.shape[0]])
+        own, size = min(step, part.shape[0]), part.shape[0]
+        is_blank = np.less(part, 33, out=blank[:size])
         n_blank += np.count_nonzero(is_blank[:own])
-        n_newline += np.count_nonzero(np.equal(part[:own], 10, out=scratch[:own]))
-        if np.logical_and(is_blank[1:], is_blank[:-1], out=scratch[:part.shape[0] - 1]).any():
+        if np.logical_and(is_blank[1:], is_blank[:-1], out=scratch[:size - 1]).any():
+            return False
+        is_newline = np.equal(part, 10, out=newline[:size])
+        n_newline += np.count_nonzero(is_newline[:own])
+        starts_comment = np.equal(part[1:], 35, out=scratch[:size - 1])
+        if np.logical_and(starts_comment, is_newline[:-1], out=starts_comment).any():
             return False
     return n_blank == rows * n_fields and n_newline == rows
 
@@ -553,14 +555,16 @@ def _arrow_strings(column) -> tuple[np.ndarray, np.ndarray]:
     """The bytes and offsets of a pyarrow binary column, its chunks joined; the
     bytes are followed by 8 zeros, so that every string's words can be read in
     place."""
-    parts = []
+    parts = []  # (offsets, data, first byte, size) of each chunk
     for chunk in column.chunks:
         _, offsets, data = chunk.buffers()
         offsets = np.frombuffer(offsets, dtype=np.int32, count=len(chunk) + 1,
                                 offset=4 * chunk.offset)
         parts.append((offsets, data, int(offsets[0]), int(offsets[-1] - offsets[0])))
-    data = np.zeros(sum(size for *_, size in parts) + 8, dtype=np.uint8)
-    offsets = np.empty(sum(len(part[0]) - 1 for part in parts) + 1, dtype=np.int64)
+    total = sum(size for *_, size in parts)
+    data = np.zeros(total + 8, dtype=np.uint8)
+    offsets = np.empty(sum(len(part[0]) - 1 for part in parts) + 1,
+                       dtype=np.int32 if total + 8 < 2**31 else np.int64)
     at = row = 0
     for chunk_offsets, chunk_data, first, size in parts:
         if size:
