@@ -98,7 +98,11 @@ class _HashTable:
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two bytes arrays hold the same strings (compared as 8-byte words)."""
+    """Whether two bytes arrays hold the same strings (compared as bytes when
+    the widths agree, else as 8-byte words)."""
+    if a.dtype == b.dtype:
+        return np.array_equal(np.ascontiguousarray(a).view(np.uint8),
+                              np.ascontiguousarray(b).view(np.uint8))
     a, b = _words(a), _words(b)
     if a.shape[1] != b.shape[1]:  # the wider one must be zero beyond the other's width
         a, b = (a, b) if a.shape[1] > b.shape[1] else (b, a)
@@ -313,8 +317,8 @@ def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
     at += np.arange(r_code.shape[0])
     labels = np.zeros(int(counts.sum()))
     is_judged = np.zeros_like(labels)
-    labels[at] = np.maximum(level, 0.0)
     is_judged[at] = level >= 0
+    labels[at] = np.maximum(level, 0.0, out=level)
     at = offset[missed_code] + n_ret[missed_code] + _within(missed_code)
     labels[at] = qrels.rel[missed]
     is_judged[at] = 1.0
