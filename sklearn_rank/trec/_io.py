@@ -264,12 +264,17 @@ class _Column:
         n_words = max(1, -(-longest // 8))
         width, buf = 8 * n_words, self.buf
         limit = buf.shape[0] - width  # the last position a whole row can be read from
+        # rows that would read past the buffer: read from a zero-padded copy
+        if self._packed and rows is None:  # starts increase: a last few rows
+            near_end = np.arange(np.searchsorted(start, limit, side="right"), start.shape[0])
+        else:
+            near_end = np.flatnonzero(start > limit)
         if limit >= 0:
             windows = np.ndarray((limit + 1,), dtype=f"V{width}", buffer=buf, strides=(1,))
-            out = windows[np.minimum(start, limit)].view(np.uint64).reshape(-1, n_words)
+            safe = np.minimum(start, limit) if near_end.shape[0] else start
+            out = windows[safe].view(np.uint64).reshape(-1, n_words)
         else:
             out = np.empty((start.shape[0], n_words), dtype=np.uint64)
-        near_end = np.flatnonzero(start > limit)  # these read from a zero-padded copy
         if near_end.shape[0]:
             cut = max(0, limit - width)
             tail = np.zeros(buf.shape[0] - cut + width, dtype=np.uint8)
@@ -278,9 +283,15 @@ class _Column:
                                  strides=(1,))
             out[near_end] = windows[start[near_end] - cut].view(np.uint64).reshape(-1, n_words)
         for j in range(n_words):  # (1-D passes: NumPy is slow on short inner axes)
-            if 8 * (j + 1) > shortest:  # some strings end within (or before) this word
-                out[:, j] &= (_MASKS[min(8, longest - 8 * j)] if shortest == longest
-                              else _MASKS.take(_clamp(length - 8 * j, 8)))
+            if 8 * (j + 1) <= shortest:  # every string fills this word
+                continue
+            if shortest == longest:
+                out[:, j] &= _MASKS[min(8, longest - 8 * j)]
+            else:  # bytes of each string in this word: its length - 8j, within 0..8
+                kept = length - 8 * j if j else length
+                if shortest < 8 * j or longest > 8 * (j + 1):
+                    kept = _clamp(kept if j else kept.copy(), 8)
+                out[:, j] &= _MASKS.take(kept)
         return out
 
     def _packed_words(self) -> list[np.ndarray] | None:
