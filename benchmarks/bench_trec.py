@@ -31,7 +31,8 @@ Methods (each timed from the file paths to the 10 means):
   "read" column), then ``trec.evaluate_run(qrels, run, measures)`` (the
   "evaluate" column). With pyarrow installed (the ``fast`` extra, part of
   ``bench``) plain files are parsed by pyarrow's CSV reader, which uses
-  every core; everything else runs on one.
+  every core, and their layout is checked on a second thread while the table
+  is built; everything else runs on one.
 * ``ours (numpy)``: the same with pyarrow's parser switched off, as for a
   user without pyarrow (informative; its evaluation must equal the first).
 * ``pytrec_eval``: ``parse_qrel(f)`` and ``parse_run(f)`` on the open files
@@ -320,7 +321,8 @@ def methods() -> list[Method]:
     try:
         import pyarrow
 
-        parser = f"pyarrow's CSV parser on {pyarrow.cpu_count()} threads, the rest 1 core"
+        parser = (f"pyarrow's CSV parser on {pyarrow.cpu_count()} threads, layout check on a "
+                  "second; the rest 1 core")
     except ImportError:
         parser = "pyarrow not installed: NumPy reader; 1 core"
     found = [Method(OURS, run_ours, f"read_qrels + read_run + evaluate_run; {parser}"),
