@@ -43,7 +43,7 @@ def _multiplier(j: int) -> np.uint64:
     return _mix(np.array([j + 1], dtype=np.uint64) * _GOLDEN)[0] | np.uint64(1)
 
 
-def hash_words(words) -> np.ndarray:
+def hash_words(words, *, overwrite: bool = False) -> np.ndarray:
     """A 64-bit hash of strings given as their successive 8-byte words.
 
     ``words`` is an iterable of uint64 arrays, the j-th holding word j of
@@ -52,11 +52,12 @@ def hash_words(words) -> np.ndarray:
     word adds nothing, so NumPy's NUL padding (any width) leaves it unchanged.
     It is not mixed: equal strings hash equal and strings differing in one
     word never collide, but use :func:`pair_key` or :func:`hash64` where the
-    bits must look random.
+    bits must look random. With ``overwrite=True`` the word arrays (caller's
+    temporaries) hold the products, and the first one the result.
     """
     h = None
     for j, w in enumerate(words):
-        w = w * _multiplier(j)
+        w = np.multiply(w, _multiplier(j), out=w if overwrite else None)
         if h is None:
             h = w
         else:

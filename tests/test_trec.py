@@ -347,6 +347,8 @@ def test_packed_column_of_equal_length_strings(width, padded):
     assert (packed.fixed(rows) == expected[rows]).all()
     assert (packed.hash() == gathered.hash()).all()
     assert (packed.hash() == hash_words(_words(expected).T)).all()
+    # hashing works on copies: the strings are left as they were
+    assert (packed.fixed() == expected).all() and (gathered.fixed() == expected).all()
     # unequal lengths: gathered, whatever the layout
     uneven = _io._Column(data, start[:-1], np.diff(start) - (np.arange(n - 1) % 2), packed=True)
     assert not uneven._stride

@@ -295,17 +295,20 @@ class _Column:
         return out
 
     def _packed_words(self) -> list[np.ndarray] | None:
-        """Word j of every string of a packed equal-length column, as strided
-        views of the buffer (masked copies for a last, partial word); None if
-        the column is not one, or the last word would be read past the buffer."""
+        """Word j of every string of a packed equal-length column (contiguous
+        copies of strided views of the buffer, a last partial word masked);
+        None if the column is not one, or the last word would be read past
+        the buffer."""
         width = self._stride
         if not width or int(self.start[-1]) + 8 * -(-width // 8) > self.buf.shape[0]:
             return None
         words = []
         for j in range(-(-width // 8)):
             word = np.ndarray((len(self),), dtype=np.uint64, buffer=self.buf,
-                              offset=int(self.start[0]) + 8 * j, strides=(width,))
-            words.append(word if 8 * (j + 1) <= width else word & _MASKS[width - 8 * j])
+                              offset=int(self.start[0]) + 8 * j, strides=(width,)).copy()
+            if 8 * (j + 1) > width:
+                word &= _MASKS[width - 8 * j]
+            words.append(word)
         return words
 
     def fixed(self, rows=None) -> np.ndarray:
@@ -320,7 +323,7 @@ class _Column:
     def hash(self) -> np.ndarray:
         """:func:`hash_words` of the strings."""
         words = self._packed_words()
-        return hash_words(self._words().T if words is None else words)
+        return hash_words(list(self._words().T) if words is None else words, overwrite=True)
 
 
 def _parse_floats(raw: np.ndarray) -> np.ndarray | None:
