@@ -592,6 +592,12 @@ class Ranking:
     def width(self) -> int:
         return self.order.shape[1]
 
+    def cached(self, key, make):
+        """``make()``, computed once per block and ``key``."""
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
     def unranked(self, key, func) -> np.ndarray:
         """``func(labels)`` of each query's documents in input order, (q, w).
 
@@ -609,30 +615,25 @@ class Ranking:
     @property
     def _rows(self) -> np.ndarray:
         """(q, w) the data row of every cell (padding cells: the query's last row)."""
-        out = self._cache.get("rows")
-        if out is None:
+        def make():
             positions = np.arange(self.width)
             if self.padding is not None:
                 positions = np.minimum(positions, self.lengths[:, None] - 1)
-            out = self._cache["rows"] = positions + self.starts[:, None]
-        return out
+            return positions + self.starts[:, None]
+
+        return self.cached("rows", make)
 
     @property
     def padding(self) -> np.ndarray | None:
         """(q, w) mask of the cells that hold no document; None if there is none."""
-        if "padding" not in self._cache:
-            short = (self.lengths < self.width).any()
-            self._cache["padding"] = (np.arange(self.width) >= self.lengths[:, None]
-                                      if short else None)
-        return self._cache["padding"]
+        return self.cached("padding", lambda: np.arange(self.width) >= self.lengths[:, None]
+                           if (self.lengths < self.width).any() else None)
 
     @property
     def _unretrieved(self) -> np.ndarray:
         """(q, w) mask of the cells past each query's retrieved documents (TREC mode)."""
-        out = self._cache.get("unretrieved")
-        if out is None:
-            out = self._cache["unretrieved"] = np.arange(self.width) >= self.retrieved[:, None]
-        return out
+        return self.cached("unretrieved",
+                           lambda: np.arange(self.width) >= self.retrieved[:, None])
 
     def derived(self, key, func) -> np.ndarray:
         """``func`` applied elementwise to the block's labels (input order), padding 0.
@@ -653,11 +654,8 @@ class Ranking:
     @property
     def flat_order(self) -> np.ndarray:
         """``order`` as indices into a raveled (q, w) block."""
-        out = self._cache.get("flat_order")
-        if out is None:
-            out = self.order + (np.arange(self.order.shape[0]) * self.width)[:, None]
-            self._cache["flat_order"] = out
-        return out
+        return self.cached("flat_order", lambda: self.order + (
+            np.arange(self.order.shape[0]) * self.width)[:, None])
 
     @property
     def tied(self) -> bool:

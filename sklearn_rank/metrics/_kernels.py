@@ -218,11 +218,8 @@ def _rowdot(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 def _ideal(rank, key, func) -> np.ndarray:
     """Gains of each query sorted descending (the ideal ranking)."""
-    ideal = rank._cache.get(("ideal", key))
-    if ideal is None:
-        ideal = np.sort(rank.unranked(key, func), axis=1)[:, ::-1]
-        rank._cache[("ideal", key)] = ideal
-    return ideal
+    return rank.cached(("ideal", key),
+                       lambda: np.sort(rank.unranked(key, func), axis=1)[:, ::-1])
 
 
 def _cut(rank, k) -> int:
@@ -281,11 +278,7 @@ def _relevance(rank, p):
 
 
 def _count(rank, key, func) -> np.ndarray:
-    out = rank._cache.get(("count", key))
-    if out is None:
-        out = rank.unranked(key, func).sum(axis=1)
-        rank._cache[("count", key)] = out
-    return out
+    return rank.cached(("count", key), lambda: rank.unranked(key, func).sum(axis=1))
 
 
 def _n_relevant(rank, p) -> np.ndarray:
@@ -300,14 +293,12 @@ def _flagged(rank, key, func):
     relevant or judged, so metrics that sum over them (AP, R-precision,
     bpref) work on these short arrays instead of running sums over the block.
     """
-    cache_key = ("flagged", key)
-    out = rank._cache.get(cache_key)
-    if out is None:
+    def make():
         flat = np.flatnonzero(rank.ranked(key, func) != 0)  # (a bool array: much faster)
         rows, cols = np.divmod(flat, rank.width)
-        first = np.searchsorted(rows, np.arange(rank.order.shape[0] + 1))
-        out = rank._cache[cache_key] = rows, cols, first, flat
-    return out
+        return rows, cols, np.searchsorted(rows, np.arange(rank.order.shape[0] + 1)), flat
+
+    return rank.cached(("flagged", key), make)
 
 
 def _row_sums(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:

@@ -288,9 +288,9 @@ class _Column:
             if shortest == longest:
                 out[:, j] &= _MASKS[min(8, longest - 8 * j)]
             else:  # bytes of each string in this word: its length - 8j, within 0..8
-                kept = length - 8 * j if j else length
+                kept = length - 8 * j
                 if shortest < 8 * j or longest > 8 * (j + 1):
-                    kept = _clamp(kept if j else kept.copy(), 8)
+                    _clamp(kept, 8)
                 out[:, j] &= _MASKS.take(kept)
         return out
 
