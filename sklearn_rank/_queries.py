@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 
 QID_COLUMN = "qid"
@@ -10,8 +12,9 @@ NO_QID_HELP = (
     "Either enable metadata routing (sklearn.set_config(enable_metadata_routing=True)) "
     "and pass qid=<one query id per row> to fit / cross_validate(params={'qid': qid}), "
     "or give X a query-id column: a DataFrame column named 'qid', or an array column "
-    "named by QueryRanker(estimator, qid_column=j). In a pipeline the column must reach "
-    "QueryRanker (earlier steps may turn a DataFrame into an array): prefer routing there."
+    "named by QueryRanker(estimator, qid_column=j). In a pipeline qid_column counts the "
+    "columns of X as QueryRanker sees it, after the earlier steps, which must pass the "
+    "column through unchanged: prefer routing there."
 )
 
 NO_QID_HELP_SPLIT = (
@@ -19,6 +22,11 @@ NO_QID_HELP_SPLIT = (
     "GridSearchCV(...).fit(X, y, groups=qid) does), enable metadata routing "
     "(sklearn.set_config(enable_metadata_routing=True)) and pass qid to the search's fit, "
     "or give X a DataFrame column named 'qid'."
+)
+
+ROUTING_FIX = (
+    "pass qid=<one query id per row> with metadata routing "
+    "(sklearn.set_config(enable_metadata_routing=True))"
 )
 
 
@@ -33,7 +41,134 @@ def frame_qid(X):
     return np.asarray(X[QID_COLUMN]) if has_qid_column(X) else None
 
 
-def missing_qid_error(who: str, splitter: bool = False) -> ValueError:
-    """The error raised when no query ids can be found, naming the fixes."""
+def missing_qid_error(who: str, splitter: bool = False, X=None) -> ValueError:
+    """The error raised when no query ids can be found, naming the fixes.
+
+    With ``X``, a column whose name ends in ``__qid`` (a ColumnTransformer's
+    name for a passed-through ``qid`` column) is pointed out.
+    """
     help_text = NO_QID_HELP_SPLIT if splitter else NO_QID_HELP
+    renamed = [c for c in getattr(X, "columns", ()) if str(c).endswith("__" + QID_COLUMN)]
+    if renamed:
+        help_text += (f" X has a column named {renamed[0]!r}: if it holds the query ids, "
+                      f"pass QueryRanker(..., qid_column={renamed[0]!r}).")
     return ValueError(f"{who} needs the query id of each row of X. {help_text}")
+
+
+# -- a query-id column of X: where it is, its values, X without it ------------
+
+
+def _is_int(key) -> bool:
+    return isinstance(key, Integral) and not isinstance(key, bool | np.bool_)
+
+
+def qid_position(X, key, who: str) -> int:
+    """Position of the query-id column ``key`` in X.
+
+    An int is a position for every input (negative counts from the end);
+    anything else is a DataFrame column name. On a DataFrame whose column
+    labelled ``key`` sits at another position, an int is refused: it would
+    mean one column here and another wherever labels are read.
+    """
+    if isinstance(key, bool | np.bool_):
+        raise ValueError(f"{who}: qid_column must be None, an int (a column position) or a "
+                         f"column name; got {key!r}.")
+    n_columns = X.shape[1]
+    columns = getattr(X, "columns", None)
+    if _is_int(key):
+        if not -n_columns <= key < n_columns:
+            raise ValueError(f"{who} is out of range for X with {n_columns} columns.")
+        position = int(key) % n_columns
+        if columns is not None:
+            labelled = [i for i, c in enumerate(columns) if _is_int(c) and c == key]
+            if labelled and labelled != [position]:
+                raise ValueError(
+                    f"{who}: an int qid_column is a column position, but X also has a column "
+                    f"labelled {key!r}, at position {labelled[0]}, so the int would name two "
+                    "columns. Give X string column names and name the query-id column "
+                    f"(qid_column='...'), or {ROUTING_FIX}."
+                )
+        return position
+    if columns is None:
+        raise ValueError(
+            f"{who} names a column, but X is not a DataFrame; use the column's integer "
+            "position for arrays."
+        )
+    matches = [i for i, c in enumerate(columns) if c == key]
+    if not matches:
+        raise ValueError(f"{who}: X has no column named {key!r}; its columns are "
+                         f"{list(columns)[:10]}.")
+    if len(matches) > 1:
+        raise ValueError(f"{who}: X has {len(matches)} columns named {key!r}; give the "
+                         "query-id column a name of its own.")
+    return matches[0]
+
+
+def column_values(X, position: int) -> np.ndarray:
+    """The values of column ``position`` of X (a view for NumPy arrays)."""
+    if hasattr(X, "tocsc"):
+        return X[:, [position]].toarray().ravel()
+    if getattr(X, "columns", None) is None:
+        return np.asarray(X)[:, position]
+    from ._compat import safe_indexing
+
+    return np.asarray(safe_indexing(X, position, axis=1))
+
+
+def read_qid_column(X, position: int, who: str, *, check: bool = True,
+                    fitted_names=None) -> np.ndarray:
+    """The query ids in column ``position`` of X.
+
+    With ``check``, non-integer numbers are refused (:func:`check_qid_values`).
+    With ``fitted_names`` (the column names seen in fit, given when the column
+    was named by its position), a DataFrame column named otherwise is refused:
+    it may not be the column the ranker was fitted with.
+    """
+    values = column_values(X, position)
+    columns = getattr(X, "columns", None)
+    if columns is None:
+        where = f"column {position} of X"
+    else:
+        name = columns[position]
+        where = f"column {name!r} of X"
+        if (fitted_names is not None and len(fitted_names) == X.shape[1]
+                and name != fitted_names[position]):
+            raise ValueError(
+                f"{who}: column {position} of X is named {name!r} here but was "
+                f"{fitted_names[position]!r} in fit, so it may not hold the same query ids. "
+                f"Name the query-id column (qid_column={fitted_names[position]!r}), or "
+                f"{ROUTING_FIX}."
+            )
+    if check:
+        check_qid_values(values, who, where)
+    return values
+
+
+def drop_column(X, position: int):
+    """X without column ``position``, of the same kind (array, sparse or DataFrame)."""
+    from ._compat import safe_indexing
+
+    return safe_indexing(X, np.delete(np.arange(X.shape[1]), position), axis=1)
+
+
+def check_qid_values(values: np.ndarray, who: str, where: str) -> None:
+    """Refuse a query-id column of non-integer numbers: a scaled or wrong column.
+
+    Query ids read from a numeric column are integers; a fraction means the
+    column is a feature, or the ids were scaled on their way (a pipeline step
+    put another column where the ids were, or a scaler saw them).
+    """
+    if values.dtype.kind != "f":
+        return
+    bad = np.flatnonzero(np.isfinite(values) & (values != np.trunc(values)))
+    if bad.shape[0]:
+        row = int(bad[0])
+        raise ValueError(
+            f"{who}: {where} holds non-integer numbers (row {row}: {values[row].item()!r}), so it "
+            "does not hold query ids. In a pipeline, qid_column counts the columns of X as "
+            "QueryRanker sees it, after the earlier steps: a feature selector or a "
+            "ColumnTransformer may have moved or dropped the query-id column, a scaler may "
+            "have scaled it. Pass it through unchanged ('passthrough') and point "
+            "qid_column at it (by name after set_output(transform='pandas')), or "
+            f"{ROUTING_FIX}."
+        )

@@ -10,7 +10,15 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from .._queries import QID_COLUMN, has_qid_column, missing_qid_error
+from .._compat import safe_indexing
+from .._queries import (
+    QID_COLUMN,
+    drop_column,
+    has_qid_column,
+    missing_qid_error,
+    qid_position,
+    read_qid_column,
+)
 from ..metrics._engine import group_rows
 from ..metrics._ranking import evaluate
 
@@ -20,12 +28,6 @@ __all__ = ["QueryRanker"]
 _LIGHTGBM_MAX_LABELS = 31
 # XGBoost's exponential NDCG gain accepts relevance degrees below 32.
 _XGBOOST_MAX_LABELS = 32
-
-
-def _take_rows(X, rows):
-    if hasattr(X, "iloc"):
-        return X.iloc[rows]
-    return X[rows]
 
 
 def _as_2d(X):
@@ -102,11 +104,19 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         pointwise ranker (gets nothing extra). Its parameters are reachable as
         ``estimator__<name>``, e.g. ``estimator__num_leaves`` in a grid.
     qid_column : int, str or None, default=None
-        A column of ``X`` holding the query ids (an index for arrays, a name
-        for DataFrames). It is dropped before the inner model sees ``X``. With
-        None, a DataFrame column named ``qid`` is used when present (XGBoost's
-        convention). This is the way to pass query ids without metadata
-        routing; the scorers of this package read the same column.
+        A column of ``X`` holding the query ids, dropped before the inner model
+        sees ``X``. An int is a column *position* for every input — NumPy and
+        sparse arrays, pandas and polars DataFrames (negative counts from the
+        end); on a DataFrame that also has a column *labelled* with that int
+        at another position it is an error (name the column instead). A str
+        (any non-int) is a DataFrame column *name*. With None, a DataFrame
+        column named ``qid`` is used when present (XGBoost's convention). In a
+        pipeline it refers to ``X`` as this step sees it, after the earlier
+        steps: e.g. ``0`` after ``ColumnTransformer([("q", "passthrough",
+        [j]), ...])``, or the name ``"q__qid"`` / ``"remainder__qid"`` after
+        ``set_output(transform="pandas")`` (or ``"polars"``). This is the way
+        to pass query ids without metadata routing; the scorers of this
+        package read the same column.
 
     Attributes
     ----------
@@ -128,7 +138,12 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
     Query ids reach ``fit`` and ``score`` as ``qid=`` — requested by default
     under metadata routing (``sklearn.set_config(enable_metadata_routing=True)``)
     — or through ``qid_column``. An explicit ``qid`` wins over the column (the
-    column is dropped either way).
+    column is dropped either way). ``fit`` groups rows by the column as it is;
+    ids read from it for a score (``score``, :meth:`query_ids`, the scorers)
+    must look like ids: non-integer numbers (a feature, or ids a scaler
+    scaled, where an earlier step moved, dropped or transformed the column)
+    are refused, and so is a column at an int position whose DataFrame name
+    differs from the one in ``fit``.
 
     Labels are checked before the inner model sees them: ranking objectives
     need non-negative integer grades, below ``len(label_gain)`` for LightGBM
@@ -168,56 +183,39 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
 
     # -- the query-id column ----------------------------------------------
 
-    def _column_key(self, X):
-        """Key of the query-id column in X, or None."""
-        if self.qid_column is not None:
-            return self.qid_column
-        return QID_COLUMN if has_qid_column(X) else None
+    def _who(self) -> str:
+        return f"QueryRanker(qid_column={self.qid_column!r})"
 
-    def _find_qid(self, X):
-        """``(X, key, column)``: X (an array unless a DataFrame or sparse), the
-        key of its query-id column and the column's values; None without one."""
-        key = self._column_key(X)
-        if key is None:
-            return None
-        columns = getattr(X, "columns", None)
-        if columns is not None:
-            name = columns[key] if isinstance(key, Integral) and key not in columns else key
-            if name not in columns:
-                raise ValueError(
-                    f"QueryRanker(qid_column={self.qid_column!r}): X has no such column; "
-                    f"its columns are {list(columns)[:10]}."
-                )
-            return X, name, np.asarray(X[name])
-        if not isinstance(key, Integral):
-            raise ValueError(
-                f"QueryRanker(qid_column={key!r}) names a column, but X is not a "
-                "DataFrame; use the column's integer index for arrays."
-            )
-        X = np.asarray(X) if not hasattr(X, "tocsc") else X
-        if not -X.shape[1] <= key < X.shape[1]:
-            raise ValueError(
-                f"QueryRanker(qid_column={key}) is out of range for X with "
-                f"{X.shape[1]} columns."
-            )
-        column = X[:, [key]].toarray().ravel() if hasattr(X, "tocsc") else X[:, key]
-        return X, key, column
+    def _qid_position(self, X):
+        """Position of the query-id column in X, or None without one."""
+        if self.qid_column is not None:
+            return qid_position(X, self.qid_column, self._who())
+        if has_qid_column(X):
+            return qid_position(X, QID_COLUMN, self._who())
+        return None
+
+    def _qid_values(self, X, position, *, for_scores=True):
+        """The query ids in the column at ``position``; only ids that scores are
+        computed on are checked to look like ids (``fit`` groups by the column)."""
+        by_position = isinstance(self.qid_column, Integral)
+        return read_qid_column(
+            X, position, self._who(), check=for_scores,
+            fitted_names=getattr(self, "feature_names_in_", None) if by_position else None)
 
     def _split_qid(self, X, qid):
-        """``(X without the qid column, qid)``."""
-        found = self._find_qid(X)
-        if found is None:
+        """``(X without the qid column, qid)``; the column gives qid when qid is None."""
+        position = self._qid_position(X)
+        if position is None:
             return X, qid
-        X, key, column = found
-        qid = column if qid is None else qid
-        if hasattr(X, "columns"):
-            return X.drop(columns=[key]), qid
-        return X[:, np.delete(np.arange(X.shape[1]), key)], qid
+        if qid is None:
+            qid = self._qid_values(X, position, for_scores=False)
+        return drop_column(X, position), qid
 
     def query_ids(self, X):
         """Query id of each row of X from the query-id column, or None without one.
 
-        Used by this package's scorers when no ``qid`` is routed to them.
+        Used by this package's scorers when no ``qid`` is routed to them; in a
+        pipeline they pass X as this step sees it (after the earlier steps).
 
         Parameters
         ----------
@@ -226,9 +224,17 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         qid : ndarray of shape (n_rows,) or None
+
+        Raises
+        ------
+        ValueError
+            When the column holds non-integer numbers (a feature or scaled ids,
+            not query ids), or, for an int ``qid_column``, when that column of
+            a DataFrame has another name than in ``fit``.
         """
-        found = self._find_qid(X)
-        return None if found is None else found[2]
+        X = _as_2d(X)
+        position = self._qid_position(X)
+        return None if position is None else self._qid_values(X, position)
 
     # -- fit / predict / score --------------------------------------------
 
@@ -283,7 +289,7 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         if qid is None:
             if kind == "none":
                 return X, np.asarray(y), sample_weight, {}
-            raise missing_qid_error(f"QueryRanker.{who}")
+            raise missing_qid_error(f"QueryRanker.{who}", X=X)
         n_rows = X.shape[0]
         if len(qid) != n_rows:
             raise ValueError(
@@ -293,7 +299,7 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         order, starts, sizes = group_rows(qid)
         y = np.asarray(y)
         if order is not None:
-            X, y = _take_rows(X, order), y[order]
+            X, y = safe_indexing(X, order, axis=0), y[order]
             if sample_weight is not None:
                 sample_weight = np.asarray(sample_weight)[order]
         extra = {}
@@ -437,7 +443,9 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
                 f"X has {X.shape[1]} features, but QueryRanker is expecting "
                 f"{self.n_features_in_} features as input (the query-id column included)."
             )
-        X, _ = self._split_qid(X, None)
+        position = self._qid_position(X)
+        if position is not None:
+            X = drop_column(X, position)
         return np.asarray(self.estimator_.predict(X))
 
     def score(self, X, y, *, qid=None, sample_weight=None) -> float:
