@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from sklearn.pipeline import Pipeline
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from .._compat import routing_enabled
@@ -16,28 +17,91 @@ __all__ = ["RankingScorer", "make_ranking_scorer", "query_ids_for"]
 _FUNCTIONS = {info.function: name for name, info in METRICS.items()}
 
 
-def query_ids_for(estimator, X):
-    """Query ids of the rows of ``X``, from the estimator's qid column.
+def _ranker_input(estimator, X):
+    """``(final, Xt)``: the estimator that makes the predictions, and X as it sees it.
+
+    Sees through pipelines — X goes once through the steps before the last —
+    and fitted searches (their ``best_estimator_``), nested in any order. A
+    pipeline with a step that does not transform (a resampler of
+    imbalanced-learn's pipelines) is not seen through.
+    """
+    Xt = X
+    while True:
+        head = [step for _, step in getattr(estimator, "steps", [])[:-1]
+                if step is not None and not isinstance(step, str)]  # not 'passthrough'
+        if isinstance(estimator, Pipeline) and all(hasattr(s, "transform") for s in head):
+            for step in head:
+                Xt = step.transform(Xt)
+            estimator = estimator.steps[-1][1]
+        elif (not callable(getattr(estimator, "query_ids", None))
+              and getattr(estimator, "best_estimator_", None) is not None):
+            estimator = estimator.best_estimator_
+        else:
+            return estimator, Xt
+
+
+def _refuse_hidden_ranker(estimator, who: str) -> None:
+    """Refuse a query-id column read by a ranker inside a wrapper the scorer cannot see
+    through: which column of X that ranker sees is the wrapper's business."""
+    try:
+        params = estimator.get_params(deep=True)
+    except (AttributeError, TypeError):  # not a scikit-learn estimator
+        return
+    for inner in params.values():
+        column = getattr(inner, "qid_column", None)
+        if callable(getattr(inner, "query_ids", None)) and column is not None:
+            raise ValueError(
+                f"{who} cannot read query ids through {type(estimator).__name__}: the "
+                f"{type(inner).__name__}(qid_column={column!r}) inside it counts the "
+                f"columns of X as {type(estimator).__name__} hands them on, which the "
+                "scorer cannot see (it sees through pipelines and fitted searches only). "
+                "Enable metadata routing (sklearn.set_config(enable_metadata_routing=True)) "
+                "and pass qid=<one query id per row> to fit / cross_validate(params={'qid': "
+                "qid}): the scorer then gets the query ids themselves."
+            )
+
+
+def _locate(estimator, X, who: str):
+    """``(final, Xt, read_ids)``: the predicting estimator, X as it sees it, and its
+    ``query_ids`` method (None when it has none)."""
+    final, Xt = _ranker_input(estimator, X)
+    if not hasattr(final, "predict"):  # e.g. a pipeline ending in 'passthrough'
+        final, Xt = estimator, X
+    read_ids = getattr(final, "query_ids", None)
+    if callable(read_ids):
+        return final, Xt, read_ids
+    _refuse_hidden_ranker(final, who)
+    return final, Xt, None
+
+
+def _predict_with_query_ids(estimator, X, who: str):
+    """``(y_pred, qid)``: the estimator's scores for X and the query ids of its rows.
+
+    The ids come from the query-id column of the ranker that makes the
+    predictions, read from X as that ranker sees it (after a pipeline's earlier
+    steps, which transform X once for both), else from a DataFrame column of X
+    named ``qid``; None when neither exists. Predictions come first, so that a
+    model's own check of X (its feature names) speaks before the ids are read.
+    """
+    final, Xt, read_ids = _locate(estimator, X, who)
+    y_pred = final.predict(Xt)
+    qid = None if read_ids is None else read_ids(Xt)
+    return y_pred, frame_qid(X) if qid is None else qid
+
+
+def query_ids_for(estimator, X, who: str = "The scorer"):
+    """Query ids of the rows of ``X``, as the estimator's ranker reads them.
 
     Looks for an estimator that knows its query-id column (a
     :class:`~sklearn_rank.estimators.QueryRanker`, possibly the last step of a
-    pipeline or the best estimator of a fitted search), then for a ``qid``
-    column of a DataFrame ``X``. Returns None when neither exists.
+    pipeline — it reads X as transformed by the earlier steps — or the best
+    estimator of a fitted search), then for a ``qid`` column of a DataFrame
+    ``X``. Returns None when neither exists; raises when the ranker sits in a
+    wrapper that hides which columns it sees.
     """
-    seen = set()
-    while estimator is not None and id(estimator) not in seen:
-        seen.add(id(estimator))
-        get = getattr(estimator, "query_ids", None)
-        if callable(get):
-            ids = get(X)
-            if ids is not None:
-                return ids
-        steps = getattr(estimator, "steps", None)
-        if steps:
-            estimator = steps[-1][1]
-        else:
-            estimator = getattr(estimator, "best_estimator_", None)
-    return frame_qid(X)
+    _, Xt, read_ids = _locate(estimator, X, who)
+    qid = None if read_ids is None else read_ids(Xt)
+    return frame_qid(X) if qid is None else qid
 
 
 class RankingScorer:
@@ -49,8 +113,9 @@ class RankingScorer:
     when lower is better, as scikit-learn expects).
 
     Query ids come from ``qid`` — which the scorer requests by default under
-    metadata routing — or, without routing, from the estimator's query-id
-    column (see :func:`query_ids_for`).
+    metadata routing, and then X is not looked into — or, without routing,
+    from the estimator's query-id column, read from X as the ranker sees it
+    (see :func:`query_ids_for`).
     """
 
     def __init__(self, spec: MetricSpec):
@@ -62,10 +127,12 @@ class RankingScorer:
 
     def __call__(self, estimator, X, y_true, sample_weight=None, qid=None):
         if qid is None:
-            qid = query_ids_for(estimator, X)
+            who = f"The scorer for {str(self.spec)!r}"
+            y_pred, qid = _predict_with_query_ids(estimator, X, who)
             if qid is None:
-                raise missing_qid_error(f"The scorer for {str(self.spec)!r}")
-        y_pred = estimator.predict(X)
+                raise missing_qid_error(who)
+        else:  # routed: the ids are given, X is not looked into
+            y_pred = estimator.predict(X)
         ev = evaluate(y_true, y_pred, qid=qid, metrics=[self.spec],
                       sample_weight=sample_weight)
         return self._sign * ev.mean[str(self.spec)]
@@ -146,11 +213,17 @@ def make_ranking_scorer(metric: str | MetricSpec | Callable, **options) -> Ranki
     Under metadata routing (``sklearn.set_config(enable_metadata_routing=True)``)
     the scorer requests ``qid`` by default, so
     ``GridSearchCV(..., scoring=scorer).fit(X, y, qid=qid)`` scores each test
-    fold per query. Without routing it asks the estimator for the query ids of
-    ``X`` (a :class:`~sklearn_rank.estimators.QueryRanker` with a query-id
-    column, or a DataFrame column named ``qid``). With neither, it raises an
-    error that names both fixes. The sign follows scikit-learn: higher is
-    better for every score returned.
+    fold per query. Without routing it reads the query ids from the query-id
+    column of the :class:`~sklearn_rank.estimators.QueryRanker` that makes
+    the predictions, in ``X`` as that ranker sees it: through pipelines
+    (nested too; ``X`` is transformed once by the steps before the ranker,
+    for both the predictions and the ids) and fitted searches
+    (``best_estimator_``). Failing that it reads a DataFrame column of ``X``
+    named ``qid``. With neither, it raises an error that names both fixes;
+    so it does for a ranker with a ``qid_column`` inside any other wrapper
+    (``TransformedTargetRegressor``, ensembles, ...), which may hand the ranker
+    other columns than ``X``'s: use routing there. The sign follows
+    scikit-learn: higher is better for every score returned.
 
     Examples
     --------
