@@ -271,6 +271,25 @@ def test_lost_ids_are_refused_without_routing_and_fine_with_it(data, make):
     np.testing.assert_allclose(actual, expected, rtol=0, atol=1e-12)
 
 
+def test_ranker_ids_that_group_rows_unlike_the_qid_column_are_refused(data):
+    X, y, qid = data
+    df = frame(X, "pandas").assign(k=np.round(2 * X[:, 0]).astype(int))  # integer feature
+    ct = ColumnTransformer([("k", "passthrough", ["k"]), ("f", StandardScaler(), NAMES)])
+    pipe = make_pipeline(ct, QueryRanker(Ridge(), qid_column=0)).fit(df, y)  # no ids
+    with pytest.raises(ValueError, match=(
+            r"The scorer for 'ndcg@10': the query ids QueryRanker\(qid_column=0\) reads "
+            r"from X as it sees it group the \d+ rows into \d+ queries, X's 'qid' column "
+            r"into 24, so qid_column does not point at the query ids.*or pass qid=")):
+        make_ranking_scorer("ndcg@10")(pipe, df, y)
+    # The ids permuted over the rows: as many queries, other ones.
+    shuffled = df.assign(k=np.random.default_rng(0).permutation(qid))
+    pipe.fit(shuffled, y)
+    with pytest.raises(ValueError, match=r"into 24 queries, X's 'qid' column into 24 other "):
+        make_ranking_scorer("ndcg@10")(pipe, shuffled, y)
+    assert make_ranking_scorer("ndcg@10")(pipe, shuffled, y, qid=qid) == ndcg_score(
+        y, pipe.predict(shuffled), qid=qid, k=10)
+
+
 def test_a_wrapper_the_scorer_cannot_see_through_is_refused(data):
     X, y, qid = data
     wrapped = TransformedTargetRegressor(QueryRanker(Ridge(), qid_column=-1)).fit(X, y)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 from sklearn.pipeline import Pipeline
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from .._compat import routing_enabled
-from .._queries import frame_qid, missing_qid_error
+from .._queries import ROUTING_FIX, frame_qid, missing_qid_error
+from ._engine import query_codes
 from ._ranking import evaluate
 from ._registry import METRICS, MetricSpec, _build, _spec_with
 
@@ -74,6 +76,37 @@ def _locate(estimator, X, who: str):
     return final, Xt, None
 
 
+def _read_ids(final, Xt, X, read_ids, who: str):
+    """The ranker's ids (checked against a ``qid`` column of X when both exist), else
+    X's ``qid`` column, else None."""
+    ranker_ids = None if read_ids is None else read_ids(Xt)
+    frame_ids = frame_qid(X)
+    if ranker_ids is None:
+        return frame_ids
+    column = getattr(final, "qid_column", None)
+    if frame_ids is not None and column is not None:
+        _check_same_queries(ranker_ids, frame_ids, f"{type(final).__name__}(qid_column="
+                            f"{column!r})", who)
+    return ranker_ids
+
+
+def _check_same_queries(ranker_ids, frame_ids, ranker: str, who: str) -> None:
+    """Refuse ranker ids that group the rows otherwise than X's own ``qid`` column:
+    the ranker's column is then not the query ids (a step moved them)."""
+    _, a = query_codes(ranker_ids)
+    _, b = query_codes(frame_ids)
+    n_a, n_b = int(a.max()) + 1, int(b.max()) + 1
+    if n_a == n_b == np.unique(a.astype(np.int64) * n_b + b).shape[0]:
+        return
+    raise ValueError(
+        f"{who}: the query ids {ranker} reads from X as it sees it group the "
+        f"{a.shape[0]} rows into {n_a} queries, X's 'qid' column into {n_b}"
+        f"{' other ones' if n_a == n_b else ''}, so qid_column does not point at the "
+        "query ids (an earlier pipeline step may have moved them). Point qid_column at "
+        f"the query-id column of X as the ranker sees it, or {ROUTING_FIX}."
+    )
+
+
 def _predict_with_query_ids(estimator, X, who: str):
     """``(y_pred, qid)``: the estimator's scores for X and the query ids of its rows.
 
@@ -85,8 +118,7 @@ def _predict_with_query_ids(estimator, X, who: str):
     """
     final, Xt, read_ids = _locate(estimator, X, who)
     y_pred = final.predict(Xt)
-    qid = None if read_ids is None else read_ids(Xt)
-    return y_pred, frame_qid(X) if qid is None else qid
+    return y_pred, _read_ids(final, Xt, X, read_ids, who)
 
 
 def query_ids_for(estimator, X, who: str = "The scorer"):
@@ -99,9 +131,8 @@ def query_ids_for(estimator, X, who: str = "The scorer"):
     ``X``. Returns None when neither exists; raises when the ranker sits in a
     wrapper that hides which columns it sees.
     """
-    _, Xt, read_ids = _locate(estimator, X, who)
-    qid = None if read_ids is None else read_ids(Xt)
-    return frame_qid(X) if qid is None else qid
+    final, Xt, read_ids = _locate(estimator, X, who)
+    return _read_ids(final, Xt, X, read_ids, who)
 
 
 class RankingScorer:
@@ -218,8 +249,9 @@ def make_ranking_scorer(metric: str | MetricSpec | Callable, **options) -> Ranki
     the predictions, in ``X`` as that ranker sees it: through pipelines
     (nested too; ``X`` is transformed once by the steps before the ranker,
     for both the predictions and the ids) and fitted searches
-    (``best_estimator_``). Failing that it reads a DataFrame column of ``X``
-    named ``qid``. With neither, it raises an error that names both fixes;
+    (``best_estimator_``); when ``X`` also has a DataFrame column named
+    ``qid``, both must group the rows alike. Failing that it reads that
+    ``qid`` column. With neither, it raises an error that names both fixes;
     so it does for a ranker with a ``qid_column`` inside any other wrapper
     (``TransformedTargetRegressor``, ensembles, ...), which may hand the ranker
     other columns than ``X``'s: use routing there. The sign follows
