@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import polars as pl
 import pytest
 import sklearn
 from lightgbm import LGBMRanker
@@ -30,8 +31,6 @@ from sklearn_rank.datasets import make_ranking
 from sklearn_rank.estimators import QueryRanker
 from sklearn_rank.metrics import make_ranking_scorer, ndcg_score
 from sklearn_rank.model_selection import QueryKFold, cross_validate_ranker
-
-pl = pytest.importorskip("polars")
 
 N_FEATURES = 6
 FEATS = list(range(N_FEATURES))
