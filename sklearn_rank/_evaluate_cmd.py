@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import math
 import os
 import sys
+
+from ._cli import EPILOG, Append, CommandError, integer, option, real, write
 
 __all__ = ["add_parser", "run", "run_compare"]
 
 _FORMATS = ("table", "trec", "json", "csv")
+_EPILOG = f"""\
+labels: a measure is printed under trec_eval's name (ndcg_cut_10, P_5, map) when it
+is exactly trec_eval's measure, else under its canonical spec
+("ndcg(gain='linear', empty='one')@10"), so no two results share a label.
+json: a value that is not a number (empty='nan') is written as null.
+
+{EPILOG}"""
 _PROGRESS_BYTES = 16 << 20  # files at least this big report reading progress
 
 
@@ -16,20 +27,21 @@ def _add_common(p) -> None:
     p.add_argument("qrels", help="qrels file (qid iter docno rel), plain or gzip")
     p.add_argument("runs", nargs="+", metavar="run",
                    help="run file(s) (qid Q0 docno rank score tag), plain or gzip")
-    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="SPEC",
+    p.add_argument("-m", "--measure", action=Append, dest="measures", metavar="SPEC",
                    help="measure to compute (repeatable; default: map, P.10, ndcg_cut.10, "
                         "recip_rank)")
     p.add_argument("-c", "--complete", action="store_true",
                    help="average over every judged query; queries the run misses count 0 "
                         "(trec_eval -c)")
-    p.add_argument("-l", "--relevance-level", type=float, default=1.0, metavar="N",
+    p.add_argument("-l", "--relevance-level", type=real(), default=1.0, metavar="N",
                    help="a document is relevant when its level is >= N (trec_eval -l; "
                         "default 1)")
     p.add_argument("-J", "--judged-only", action="store_true",
                    help="drop unjudged retrieved documents before ranking (trec_eval -J)")
     p.add_argument("--plot", metavar="FILE.png",
                    help="also draw metric@k curves (k = 1..K for each measure with a cut-off "
-                        "K) per run into a PNG file (needs matplotlib)")
+                        "K) per run into a PNG file (or any format matplotlib writes, by the "
+                        "file's extension: .pdf, .svg, ...; needs matplotlib)")
 
 
 def add_parser(subparsers) -> None:
@@ -44,6 +56,8 @@ def add_parser(subparsers) -> None:
             "metric spec of sklearn_rank (err@20, rank_eff, "
             "\"ndcg(gain='exponential')@10\", ...)."
         ),
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_common(p)
     p.add_argument("-q", "--per-query", action="store_true",
@@ -51,7 +65,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--format", choices=_FORMATS, default="table",
                    help="table (default), trec (trec_eval's 'measure qid|all value' lines), "
                         "json or csv")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, command="evaluate")
 
     c = subparsers.add_parser(
         "compare",
@@ -61,6 +75,8 @@ def add_parser(subparsers) -> None:
             "confidence interval, a paired test corrected for the number of comparisons, "
             "wins / ties / losses and an effect size, for every measure."
         ),
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_common(c)
     c.add_argument("--baseline", metavar="NAME",
@@ -69,17 +85,18 @@ def add_parser(subparsers) -> None:
                    default="randomization", help="paired test (default: randomization)")
     c.add_argument("--correction", choices=("holm", "bonferroni", "none"), default="holm",
                    help="multiple-comparison correction (default: holm)")
-    c.add_argument("--alpha", type=float, default=0.05,
+    c.add_argument("--alpha", type=real(0, 1), default=0.05,
                    help="significance level (default 0.05)")
-    c.add_argument("--resamples", type=int, default=10000,
+    c.add_argument("--resamples", type=integer(1), default=10000,
                    help="randomization / bootstrap resamples (default 10000)")
-    c.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    c.add_argument("--seed", type=integer(0, 2**32 - 1), default=0,
+                   help="random seed (default 0)")
     c.add_argument("--missing", choices=("zero", "drop", "raise"), default="zero",
                    help="a query some run did not retrieve: score it 0 there (default, as "
                         "trec_eval -c), drop it, or stop with an error")
     c.add_argument("--format", choices=("text", "markdown", "latex"), default="text",
                    help="report format (default: text)")
-    c.set_defaults(func=run_compare)
+    c.set_defaults(func=run_compare, command="compare")
 
 
 class _Progress:
@@ -107,36 +124,91 @@ class _Progress:
 
 
 def _names(runs, paths) -> list[str]:
-    """Run tags, made unique with the file names when two runs share one."""
-    tags = [r.name for r in runs]
-    if len(set(tags)) == len(tags):
-        return tags
-    return [f"{tag} ({os.path.basename(path)})" for tag, path in zip(tags, paths, strict=True)]
+    """Run tags, made unique with the file names when two runs share one (and
+    with ``#2``, ``#3``, ... when they share that too)."""
+    names = [r.name for r in runs]
+    if len(set(names)) < len(names):
+        names = [f"{name} ({os.path.basename(path)})"
+                 for name, path in zip(names, paths, strict=True)]
+    seen: dict[str, int] = {}
+    unique = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        unique.append(name if seen[name] == 1 else f"{name} #{seen[name]}")
+    return unique
 
 
-def _measure_names(evaluation, options) -> dict[str, str]:
-    """Display name of every result key: trec_eval's name when it has one."""
-    from .metrics._registry import trec_name
-
-    return {str(spec): trec_name(spec, options) or str(spec) for spec in evaluation.metrics}
+def _trec_options(args) -> dict:
+    return {"convention": "trec_eval", "threshold": args.relevance_level}
 
 
-def _fail(command: str, exc: Exception) -> int:
-    message = " ".join(str(exc).split())
-    print(f"sklearn-rank {command}: error: {message}", file=sys.stderr)
-    return 2
+def _labels(specs, options) -> dict[str, str]:
+    """A distinct label for every result key (``str(spec)``).
+
+    trec_eval's name (``ndcg_cut_10``) for a spec that is exactly trec_eval's
+    measure under ``options`` (every option resolved: gain, ties, empty
+    queries, threshold), the canonical spec otherwise. A trec_eval name goes
+    to the first spec that has it, and never to a spec when it is another
+    spec's key, so no two results share a label.
+    """
+    from .metrics._registry import expand_metrics, trec_name
+
+    keys = [str(spec) for spec in specs]
+    labels: dict[str, str] = {}
+    for spec, key in zip(specs, keys, strict=True):
+        name = trec_name(spec, options)
+        exact = name is not None and (
+            (target := expand_metrics([name])[0]).name == spec.name and target.k == spec.k
+            and target.resolve(options) == spec.resolve(options))
+        free = name not in labels.values() and (name == key or name not in keys)
+        labels[key] = name if exact and free else key
+    return labels
+
+
+def _measures(args) -> list:
+    """The measures asked for, each checked on its own (an error names its
+    ``-m``), then together (two specs that print alike but differ)."""
+    from .metrics._ranking import _todo
+    from .metrics._registry import expand_metrics
+    from .trec._evaluate import DEFAULT_MEASURES
+
+    if not args.measures:
+        return list(DEFAULT_MEASURES)
+    for typed, spec in args.measures_typed:
+        with option((typed, spec)):
+            expand_metrics([spec])
+    with option((args.measures_typed[0][0], None)):
+        specs = expand_metrics(args.measures)
+        options = _trec_options(args)  # as evaluate_run sets them
+        if not any("threshold" in s.info.params for s in specs):
+            del options["threshold"]
+        _todo(specs, options)
+    return args.measures
+
+
+def _check_plot(args) -> None:
+    """Refuse a --plot target that cannot be written before the evaluation."""
+    if args.plot:
+        from ._plots import check_target
+
+        with option(("--plot", args.plot)):
+            check_target(args.plot)
 
 
 def _evaluate_all(args):
     """Read the files and evaluate every run: ``(qrels, runs, names, results)``."""
     from .trec import read_qrels, read_run
-    from .trec._evaluate import DEFAULT_MEASURES
 
+    measures = _measures(args)
+    _check_plot(args)
     progress = _Progress(sys.stderr)
-    measures = args.measures or list(DEFAULT_MEASURES)
-    qrels = read_qrels(args.qrels, progress=progress)
-    runs = [read_run(path, progress=progress) for path in args.runs]
-    results = [_evaluate(args, qrels, r, measures) for r in runs]
+    with option(("qrels", args.qrels)):
+        qrels = read_qrels(args.qrels, progress=progress)
+    runs, results = [], []
+    for path in args.runs:
+        with option(("run", path)):
+            runs.append(read_run(path, progress=progress))
+            results.append(_evaluate(args, qrels, runs[-1], measures))
     return qrels, runs, _names(runs, args.runs), results
 
 
@@ -147,11 +219,11 @@ def _evaluate(args, qrels, run, measures):
                         complete=args.complete, judged_only=args.judged_only)
 
 
-def _curves(args, qrels, runs, names, specs):
+def _curves(args, qrels, runs, names, specs, labels):
     """Mean of every metric@k family of ``specs`` for every run."""
     from ._plots import at_k_families
 
-    families = at_k_families(specs)
+    families = at_k_families(specs, labels)
     # One evaluation per run for all the families: the join and sort once.
     means = [_evaluate(args, qrels, r, [s for _, family in families for s in family]).mean
              for r in runs]
@@ -160,20 +232,23 @@ def _curves(args, qrels, runs, names, specs):
             for label, family in families]
 
 
-def run(args) -> int:
-    try:
-        qrels, runs, names, results = _evaluate_all(args)
-        if args.plot:
-            from ._plots import save_figure
+def _say(text: str) -> None:
+    print(text, file=sys.stderr)
 
-            save_figure(args.plot, _curves(args, qrels, runs, names, results[0].metrics))
-    except (ValueError, TypeError, OSError, ImportError) as exc:
-        return _fail("evaluate", exc)
-    labels = _measure_names(results[0], {"convention": "trec_eval"})
-    out = {"table": _table, "trec": _trec, "json": _json, "csv": _csv}[args.format]
-    sys.stdout.write(out(names, results, labels, args.per_query))
+
+def run(args) -> int:
+    qrels, runs, names, results = _evaluate_all(args)
+    labels = _labels(results[0].metrics, _trec_options(args))
     if args.plot:
-        print(f"plot written to {args.plot}", file=sys.stderr)
+        from ._plots import save_figure
+
+        with option(("--plot", args.plot)):
+            save_figure(args.plot, _curves(args, qrels, runs, names, results[0].metrics,
+                                           labels))
+    out = {"table": _table, "trec": _trec, "json": _json, "csv": _csv}[args.format]
+    write(out(names, results, labels, args.per_query))
+    if args.plot:
+        _say(f"plot written to {args.plot}")
     return 0
 
 
@@ -181,21 +256,21 @@ def run_compare(args) -> int:
     from .stats import compare
 
     if len(args.runs) < 2:
-        print("sklearn-rank compare: error: give at least two runs to compare", file=sys.stderr)
-        return 2
-    try:
-        qrels, runs, names, results = _evaluate_all(args)
-        labels = _measure_names(results[0], {"convention": "trec_eval"})
-        by_name = dict(zip(names, results, strict=True))
-        baseline = _baseline(args.baseline, names, args.runs)
+        raise CommandError("give at least two runs to compare")
+    qrels, runs, names, results = _evaluate_all(args)
+    labels = _labels(results[0].metrics, _trec_options(args))
+    by_name = dict(zip(names, results, strict=True))
+    baseline = _baseline(args.baseline, names, args.runs)
+    with option(*([("--missing", "raise")] if args.missing == "raise" else [])):
         report = compare(by_name, baseline=baseline, test=args.test,
                          correction=None if args.correction == "none" else args.correction,
                          alpha=args.alpha, n_resamples=args.resamples, missing=args.missing,
                          random_state=args.seed)
-        if args.plot:
-            from ._plots import save_figure
-            from .stats import paired_values
+    if args.plot:
+        from ._plots import save_figure
+        from .stats import paired_values
 
+        with option(("--plot", args.plot)):
             metric = report.metrics[0]
             differences = {}
             for name in names:
@@ -203,16 +278,15 @@ def run_compare(args) -> int:
                     x, y, _ = paired_values(by_name[name], by_name[baseline], metric=metric,
                                             missing=args.missing)
                     differences[name] = x - y
-            save_figure(args.plot, _curves(args, qrels, runs, names, results[0].metrics),
+            save_figure(args.plot, _curves(args, qrels, runs, names, results[0].metrics,
+                                           labels),
                         (labels.get(metric, metric), differences), baseline)
-    except (ValueError, TypeError, OSError, ImportError) as exc:
-        return _fail("compare", exc)
     report = report.relabel(labels)
     text = {"text": str, "markdown": lambda r: r.to_markdown(),
             "latex": lambda r: r.to_latex()}[args.format](report)
-    sys.stdout.write(text.rstrip("\n") + "\n")
+    write(text.rstrip("\n") + "\n")
     if args.plot:
-        print(f"plot written to {args.plot}", file=sys.stderr)
+        _say(f"plot written to {args.plot}")
     return 0
 
 
@@ -222,7 +296,7 @@ def _baseline(wanted, names, paths) -> str:
     for name, path in zip(names, paths, strict=True):
         if wanted in (name, path, os.path.basename(path)):
             return name
-    raise ValueError(f"--baseline {wanted!r} is none of the runs: {', '.join(names)}.")
+    raise CommandError(f"--baseline {wanted!r} is none of the runs: {', '.join(names)}.")
 
 
 def _rows(evaluation, labels, per_query):
@@ -264,19 +338,25 @@ def _table(names, results, labels, per_query) -> str:
     return "\n".join(lines) + f"\n\nqueries evaluated: {n_queries}\n"
 
 
+def _number(value) -> float | None:
+    """A value for JSON: None (null) for NaN, which JSON has no spelling for."""
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
 def _json(names, results, labels, per_query) -> str:
     doc = {}
     for name, evaluation in zip(names, results, strict=True):
         entry = {"n_queries": evaluation.n_queries,
-                 "mean": {labels[k]: evaluation.mean[k] for k in labels},
-                 "n_empty": {labels[k]: evaluation.n_empty[k] for k in labels}}
+                 "mean": {labels[k]: _number(evaluation.mean[k]) for k in labels},
+                 "n_empty": {labels[k]: int(evaluation.n_empty[k]) for k in labels}}
         if per_query:
             entry["per_query"] = {
                 labels[k]: dict(zip(map(str, evaluation.qids),
-                                    map(float, evaluation.per_query[k]), strict=True))
+                                    map(_number, evaluation.per_query[k]), strict=True))
                 for k in labels}
         doc[name] = entry
-    return json.dumps({"runs": doc}, indent=2) + "\n"
+    return json.dumps({"runs": doc}, indent=2, allow_nan=False) + "\n"
 
 
 def _csv(names, results, labels, per_query) -> str:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
+from functools import partial
+
+from ._cli import EPILOG, CommandError, integer, option, real
 
 __all__ = ["add_parser", "run"]
 
@@ -30,27 +34,32 @@ def add_parser(subparsers) -> None:
             "Prints the candidates, the best parameters, and the best model's per-query "
             "NDCG@k on held-out queries."
         ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--data", metavar="FILE",
                    help="SVMlight/LETOR file with qid: (or LightGBM text file); default: "
                         "generated data (sklearn_rank.datasets.make_ranking)")
     p.add_argument("--query", metavar="FILE",
                    help="LightGBM .query file of group sizes for --data")
-    p.add_argument("--n-queries", type=int, default=300,
+    p.add_argument("--n-queries", type=integer(1), default=300,
                    help="number of generated queries (default 300)")
     p.add_argument("--metric", choices=sorted(METRICS), default="ndcg",
                    help="metric to select the best candidate by (default ndcg: "
                         "exponential gain)")
-    p.add_argument("--k", type=int, default=10, help="cut-off k of NDCG@k (default 10)")
-    p.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
-    p.add_argument("--test-size", type=float, default=0.2,
+    p.add_argument("--k", type=integer(1, 2**63 - 1), default=10,
+                   help="cut-off k of NDCG@k (default 10)")
+    p.add_argument("--folds", type=integer(2), default=5,
+                   help="cross-validation folds (default 5)")
+    p.add_argument("--test-size", type=real(0, 1), default=0.2,
                    help="fraction of rows (whole queries) held out (default 0.2)")
-    p.add_argument("--n-estimators", type=int, default=100,
+    p.add_argument("--n-estimators", type=integer(1), default=100,
                    help="boosting rounds of every candidate (default 100)")
-    p.add_argument("--n-jobs", type=int, default=1,
-                   help="parallel fits (joblib processes; default 1)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.set_defaults(func=run)
+    p.add_argument("--n-jobs", type=integer(nonzero=True), default=1,
+                   help="parallel fits (joblib processes; -1: one per CPU; default 1)")
+    p.add_argument("--seed", type=integer(0, 2**32 - 1), default=0,
+                   help="random seed (default 0)")
+    p.set_defaults(func=run, command="tune")
 
 
 class _Progress:
@@ -83,13 +92,38 @@ class _Progress:
 
 
 def _load(args):
+    """``(X, y, qid, source)`` from --data (and --query) or generated."""
+    import numpy as np
+
     from .datasets import load_svmlight_ranking, make_ranking
 
-    if args.data:
+    if not args.data:
+        with option(("--n-queries", args.n_queries)):
+            X, y, qid = make_ranking(n_queries=args.n_queries, random_state=args.seed)
+        return X, y, qid, f"make_ranking(n_queries={args.n_queries}, random_state={args.seed})"
+    if args.query:
+        with option(("--query", args.query)), open(args.query, "rb"):
+            pass  # a missing --query file is named as such
+    data = [("--data", args.data)] + ([("--query", args.query)] if args.query else [])
+    with option(*data):
         X, y, qid = load_svmlight_ranking(args.data, args.query)
-        return X, y, qid, f"{args.data}"
-    X, y, qid = make_ranking(n_queries=args.n_queries, random_state=args.seed)
-    return X, y, qid, f"make_ranking(n_queries={args.n_queries}, random_state={args.seed})"
+    # LGBMRanker's ranking objective, with its default label_gain (31 gains)
+    bad = ~np.isfinite(y) | (y < 0) | (y != np.floor(y)) | (y > 30)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise CommandError(
+            f"{int(bad.sum())} label(s) are not integers from 0 to 30 (first: "
+            f"{float(y[first])!r} in data row {first + 1}); LightGBM's ranking objective "
+            "needs graded relevance labels 0, 1, 2, ... (at most 30)", *data)
+    return X, y, qid, f"{args.data}"
+
+
+def _split(qid, test_size, seed):
+    """Train and held-out row indices (whole queries)."""
+    from .model_selection import QueryShuffleSplit
+
+    return next(QueryShuffleSplit(n_splits=1, test_size=test_size,
+                                  random_state=seed).split(qid=qid))
 
 
 def _metric_names(k: int, metric: str) -> tuple[list[str], str]:
@@ -150,17 +184,18 @@ def search(X, y, qid, *, k=10, metric="ndcg", folds=5, test_size=0.2, n_estimato
 
     from .estimators import QueryRanker
     from .metrics import evaluate, make_ranking_scorer
-    from .model_selection import QueryKFold, QueryShuffleSplit
+    from .model_selection import QueryKFold
 
     names, refit = _metric_names(k, metric)
-    train, test = next(QueryShuffleSplit(n_splits=1, test_size=test_size,
-                                         random_state=seed).split(X, y, qid=qid))
+    train, test = _split(qid, test_size, seed)
     ranker = QueryRanker(LGBMRanker(n_estimators=n_estimators, verbose=-1,
                                     random_state=seed, n_jobs=1))
     scoring = {name: make_ranking_scorer(name) for name in names}
     if progress is not None and n_jobs == 1:
         scoring[refit] = _Progress(scoring[refit], len(ParameterGrid(GRID)) * folds, progress)
-    grid = GridSearchCV(ranker, GRID, scoring=scoring, refit=refit,
+    # error_score="raise": a fit that fails stops the search with its own error
+    # (not a warning per fit and NaN scores)
+    grid = GridSearchCV(ranker, GRID, scoring=scoring, refit=refit, error_score="raise",
                         cv=QueryKFold(folds, shuffle=True, random_state=seed), n_jobs=n_jobs,
                         verbose=1 if progress is not None and n_jobs != 1 else 0)
     with sklearn.config_context(enable_metadata_routing=True):
@@ -182,34 +217,53 @@ def _significance(best, default, metric, seed) -> str:
             f"(paired randomization test, {c.n_queries} queries; 95% bootstrap interval)")
 
 
+def _check_split(args, qid) -> None:
+    """Enough queries for the held-out part and for --folds."""
+    import numpy as np
+
+    n = np.unique(qid).shape[0]
+    if n < 3:
+        raise CommandError(
+            f"{n} quer{'y' if n == 1 else 'ies'}: tuning needs at least 3 (training queries "
+            "for the folds, and held-out ones)",
+            ("--data", args.data) if args.data else ("--n-queries", args.n_queries))
+    with option(("--test-size", args.test_size)):
+        train, test = _split(qid, args.test_size, args.seed)
+    n_train = np.unique(qid[train]).shape[0]
+    if n_train < args.folds:
+        raise CommandError(
+            f"{n_train} training queries (of {n}; --test-size {args.test_size} holds out "
+            f"{n - n_train}) are too few for {args.folds} folds: use --folds <= {n_train} or "
+            "more queries", ("--folds", args.folds))
+
+
 def run(args) -> int:
     import numpy as np
     from sklearn.model_selection import ParameterGrid
 
-    if args.k < 1 or args.folds < 2 or not 0 < args.test_size < 1:
-        print("sklearn-rank tune: error: need --k >= 1, --folds >= 2 and 0 < --test-size < 1",
-              file=sys.stderr)
-        return 2
+    say = partial(print, flush=True)  # lines as they come, also into a pipe or a log
     t0 = time.perf_counter()
     X, y, qid, source = _load(args)
+    _check_split(args, qid)
     names, refit = _metric_names(args.k, args.metric)
-    print(f"data: {source}: {X.shape[0]} rows, {np.unique(qid).shape[0]} queries, "
-          f"{X.shape[1]} features; rows per grade {np.bincount(np.asarray(y, int)).tolist()}")
-    print(f"GridSearchCV over {len(ParameterGrid(GRID))} candidates x {args.folds} folds "
-          f"(QueryKFold), refit on {refit}; {args.test_size:.0%} of rows held out as whole "
-          "queries")
-    grid, ev, train, test, default_ev = search(
-        X, y, qid, k=args.k, metric=args.metric, folds=args.folds, test_size=args.test_size,
-        n_estimators=args.n_estimators, n_jobs=args.n_jobs, seed=args.seed,
-        progress=sys.stderr)
-    print(f"tuned on {np.unique(qid[train]).shape[0]} queries ({train.shape[0]} rows)")
-    print(f"\ncandidates (cross-validated per-query means, best {refit} first):")
-    print(_candidates_table(grid.cv_results_, names, refit))
+    say(f"data: {source}: {X.shape[0]} rows, {np.unique(qid).shape[0]} queries, "
+        f"{X.shape[1]} features; rows per grade {np.bincount(np.asarray(y, int)).tolist()}")
+    say(f"GridSearchCV over {len(ParameterGrid(GRID))} candidates x {args.folds} folds "
+        f"(QueryKFold), refit on {refit}; {args.test_size:.0%} of rows held out as whole "
+        "queries")
+    with option(*([("--data", args.data)] if args.data else [])):
+        grid, ev, train, test, default_ev = search(
+            X, y, qid, k=args.k, metric=args.metric, folds=args.folds,
+            test_size=args.test_size, n_estimators=args.n_estimators, n_jobs=args.n_jobs,
+            seed=args.seed, progress=sys.stderr)
+    say(f"tuned on {np.unique(qid[train]).shape[0]} queries ({train.shape[0]} rows)")
+    say(f"\ncandidates (cross-validated per-query means, best {refit} first):")
+    say(_candidates_table(grid.cv_results_, names, refit))
     best = {k.removeprefix("estimator__"): v for k, v in grid.best_params_.items()}
-    print(f"\nbest parameters by {refit}: {best}")
-    print(f"\nbest model on {ev.n_queries} held-out queries ({test.shape[0]} rows), per-query "
-          f"NDCG@{args.k}; {ev.n_empty[refit]} queries without relevant documents score 0:")
-    print(_summary(ev, names))
-    print("\n" + _significance(ev, default_ev, refit, args.seed))
-    print(f"\ndone in {time.perf_counter() - t0:.1f} s")
+    say(f"\nbest parameters by {refit}: {best}")
+    say(f"\nbest model on {ev.n_queries} held-out queries ({test.shape[0]} rows), per-query "
+        f"NDCG@{args.k}; {ev.n_empty[refit]} queries without relevant documents score 0:")
+    say(_summary(ev, names))
+    say("\n" + _significance(ev, default_ev, refit, args.seed))
+    say(f"\ndone in {time.perf_counter() - t0:.1f} s")
     return 0

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -28,7 +29,10 @@ from typing import Any
 
 import numpy as np
 
+from . import _spec_text
 from ._kernels import KERNELS, _is_pairs
+from ._spec_text import SYNTAX as _SYNTAX
+from ._spec_text import shown as _shown
 
 __all__ = [
     "CONVENTIONS",
@@ -71,6 +75,11 @@ class Param:
         """The constraints, with intervals and string options as tuples."""
         return list(self.declare(_Plain))
 
+    @cached_property
+    def numeric(self) -> bool:
+        """Whether the option is a number (a boolean is refused)."""
+        return any(isinstance(c, tuple) and c[0] == "interval" for c in self._plain_constraints)
+
     def plainly_valid(self, value) -> bool:
         """Whether ``value`` meets a constraint that needs no scikit-learn to
         check: None, one of the string options, a number in the interval, a
@@ -84,13 +93,23 @@ class Param:
                 continue
             if c[0] == "options" and isinstance(value, str) and value in c[1]:
                 return True
-            if c[0] == "interval" and isinstance(value, c[1]) and np.isfinite(value):
+            if c[0] == "interval" and isinstance(value, c[1]) and _finite(value):
                 _, _, left, right, closed = c
                 if ((left is None or value > left or (value == left and closed in
                                                       ("left", "both")))
                         and (right is None or value < right or (value == right and closed in
                                                                 ("right", "both")))):
                     return True
+        return False
+
+
+def _finite(value) -> bool:
+    """A finite number (Python ints of any size are)."""
+    if isinstance(value, Integral):
+        return True
+    try:
+        return math.isfinite(value)
+    except (TypeError, ValueError, OverflowError):
         return False
 
 
@@ -151,6 +170,8 @@ def validate_options(options: dict[str, Any], caller: str) -> None:
     a one-off ``sklearn-rank evaluate``); anything else goes to scikit-learn,
     which also words the error.
     """
+    for p, v in options.items():
+        _spec_text.check_number(p, v, caller, numeric=PARAMS[p].numeric)
     if all(PARAMS[p].plainly_valid(v) for p, v in options.items()):
         return
     from .._compat import validate_parameter_constraints
@@ -283,7 +304,7 @@ def _lookup(name: str) -> MetricInfo:
     if key not in METRICS:
         choices = sorted(METRICS) + sorted(_ALIASES)
         raise ValueError(
-            f"Unknown metric {name!r}.{_closest(name, choices)} Valid names: "
+            f"Unknown metric {_shown(name)}.{_closest(name, choices)} Valid names: "
             f"{', '.join(sorted(METRICS))} (see get_metric_names())."
         )
     return METRICS[key]
@@ -400,7 +421,7 @@ class MetricSpec:
     def with_options(self, **options) -> MetricSpec:
         """A copy with more explicit options (validated); ``k`` sets the cut-off."""
         return _build(self.name, {**dict(self.params), "k": self.k, **options},
-                      f"metric {str(self)!r}")
+                      f"metric {_shown(str(self))}")
 
 
 def _build(name: str, options: dict[str, Any], caller: str) -> MetricSpec:
@@ -411,7 +432,7 @@ def _build(name: str, options: dict[str, Any], caller: str) -> MetricSpec:
     if unknown:
         bad = unknown[0]
         raise ValueError(
-            f"Metric {info.name!r} has no parameter {bad!r}.{_closest(bad, info.params)} "
+            f"Metric {info.name!r} has no parameter {_shown(bad)}.{_closest(bad, info.params)} "
             f"Its parameters: {', '.join(info.params)}."
         )
     validate_options(options, caller)
@@ -460,6 +481,7 @@ def _trec_specs(name: str) -> list[str] | None:
     :func:`~sklearn_rank.trec.evaluate_run`, ``"ndcg"`` has trec_eval's linear
     gain; trec_eval's bare ``recall`` family is ``"recall.5,10,..."``).
     """
+    _spec_text.check_text(name)
     if name.lower() in METRICS or name.lower() in _ALIASES:
         return None
     if name in TREC_MEASURES:
@@ -505,11 +527,6 @@ def expand_metrics(metrics) -> list[MetricSpec]:
     return specs
 
 
-_SYNTAX = ("expected name[(param=value, ...)][@k][-], e.g. 'ndcg@10' or "
-           "\"ndcg(gain='linear', discount='classic')@5\", or a trec_eval measure name "
-           "such as 'ndcg_cut.10', 'P.5', 'map'")
-
-
 def parse_metric(spec: str | MetricSpec) -> MetricSpec:
     """Parse a metric spec string into a :class:`MetricSpec`.
 
@@ -524,7 +541,12 @@ def parse_metric(spec: str | MetricSpec) -> MetricSpec:
         with trec_eval's meaning (``"ndcg_cut.10"`` is NDCG@10 with linear
         gain, ``"P.5"``, ``"map_cut_10"``, ``"recip_rank"``, ``"gm_map"``,
         ``"Rprec"``, ``"bpref"``, ``"success.1"``, ``"set_P"``, ...). A
-        :class:`MetricSpec` is returned as is.
+        :class:`MetricSpec` is returned as is. Option values are literals: a
+        quoted string, a number, True / False / None, a flat list or a dict of
+        finite numbers. A spec holds at most 2,000 ASCII characters and no
+        ``#``; integers (``k`` included) are at most 2**63 - 1 in absolute
+        value (a cut-off longer than a query is clipped to it anyway). Any
+        string gives a spec or a ValueError within milliseconds.
 
     Returns
     -------
@@ -537,8 +559,9 @@ def parse_metric(spec: str | MetricSpec) -> MetricSpec:
     Raises
     ------
     ValueError
-        For text that is not a spec, an unknown metric (the closest valid name
-        is suggested), an unknown option or an invalid option value.
+        For text that is not a spec (too long, nested, not a literal, ...), an
+        unknown metric (the closest valid name is suggested), an unknown or
+        repeated option or an invalid option value.
 
     Examples
     --------
@@ -559,57 +582,73 @@ def parse_metric(spec: str | MetricSpec) -> MetricSpec:
     if not isinstance(spec, str):
         raise TypeError(f"A metric spec must be a str or MetricSpec, got {type(spec).__name__}.")
     text = spec.strip()
+    _spec_text.check_text(text)
     trec = _trec_specs(text)
     if trec is not None:
         if len(trec) > 1:
+            listed = ", ".join(trec[:5]) + (", ..." if len(trec) > 5 else "")
             raise ValueError(
-                f"trec_eval measure {spec!r} stands for {len(trec)} metrics ({', '.join(trec)}); "
+                f"trec_eval measure {_shown(spec)} stands for {len(trec)} metrics ({listed}); "
                 "pass it to evaluate / evaluate_run, which expand it, or name one cut-off."
             )
         return parse_metric(trec[0])
     minus = text.endswith("-")
-    body = text[:-1].rstrip() if minus else text
-    try:
-        node = ast.parse(body, mode="eval").body
-    except SyntaxError:
-        raise ValueError(f"Could not parse metric spec {spec!r}: {_SYNTAX}.") from None
-    k = None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-        if not (isinstance(node.right, ast.Constant) and type(node.right.value) is int):
-            raise ValueError(f"In metric spec {spec!r}, the cut-off after '@' must be an "
-                             "integer >= 1.")
-        k = node.right.value
-        if k < 1:
-            raise ValueError(f"In metric spec {spec!r}, the cut-off k must be >= 1, got {k}.")
-        node = node.left
-    options: dict[str, Any] = {}
+    node = _spec_text.parse_expression(text[:-1].rstrip() if minus else text, spec)
+    k, node = _cutoff(node, spec)
+    options = _keywords(node, spec)
     if isinstance(node, ast.Call):
-        if node.args or not isinstance(node.func, ast.Name):
-            raise ValueError(f"Could not parse metric spec {spec!r}: options must be "
-                             f"written as keywords; {_SYNTAX}.")
-        for kw in node.keywords:
-            if kw.arg is None:
-                raise ValueError(f"Could not parse metric spec {spec!r}: {_SYNTAX}.")
-            try:
-                options[kw.arg.lower()] = ast.literal_eval(kw.value)
-            except ValueError:
-                raise ValueError(
-                    f"In metric spec {spec!r}, the value of {kw.arg!r} must be a literal "
-                    "(a quoted string, a number, a list or a dict)."
-                ) from None
         node = node.func
     if not isinstance(node, ast.Name):
-        raise ValueError(f"Could not parse metric spec {spec!r}: {_SYNTAX}.")
+        raise ValueError(f"Could not parse metric spec {_shown(spec)}: {_SYNTAX}.")
     if k is not None:
         if options.get("k") not in (None, k):
-            raise ValueError(f"Metric spec {spec!r} gives two cut-offs.")
+            raise ValueError(f"Metric spec {_shown(spec)} gives two cut-offs.")
         options["k"] = k
     if minus:
         if options.get("empty") not in (None, "zero"):
-            raise ValueError(f"Metric spec {spec!r} ends with '-' (empty queries score 0) "
-                             f"but sets empty={options['empty']!r}.")
+            raise ValueError(f"Metric spec {_shown(spec)} ends with '-' (empty queries score "
+                             f"0) but sets empty={options['empty']!r}.")
         options["empty"] = "zero"
-    return _build(node.id.lower(), options, f"metric {spec!r}")
+    parsed = _build(node.id.lower(), options, f"metric {_shown(spec)}")
+    if len(str(parsed)) > _spec_text.MAX_LENGTH:  # so that every canonical spelling parses
+        raise ValueError(
+            f"Metric spec {_shown(spec)} is too long once written canonically "
+            f"({len(str(parsed))} characters, at most {_spec_text.MAX_LENGTH}). Pass long "
+            "option values (a gain table, a discount array) as Python objects, e.g. "
+            "ndcg_score(..., gain=array)."
+        )
+    return parsed
+
+
+def _cutoff(node: ast.expr, spec: str) -> tuple[int | None, ast.expr]:
+    """The ``@k`` of a parsed spec (or None) and the expression before it."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult)):
+        return None, node
+    if not (isinstance(node.right, ast.Constant) and type(node.right.value) is int):
+        raise ValueError(f"In metric spec {_shown(spec)}, the cut-off after '@' must be an "
+                         "integer >= 1.")
+    k = node.right.value
+    if k < 1:
+        raise ValueError(f"In metric spec {_shown(spec)}, the cut-off k must be >= 1, got {k}.")
+    return k, node.left
+
+
+def _keywords(node: ast.expr, spec: str) -> dict[str, Any]:
+    """The options written in the call of a parsed spec (``{}`` without one)."""
+    if not isinstance(node, ast.Call):
+        return {}
+    if node.args or not isinstance(node.func, ast.Name):
+        raise ValueError(f"Could not parse metric spec {_shown(spec)}: options must be "
+                         f"written as keywords; {_SYNTAX}.")
+    options: dict[str, Any] = {}
+    for kw in node.keywords:
+        if kw.arg is None:
+            raise ValueError(f"Could not parse metric spec {_shown(spec)}: {_SYNTAX}.")
+        name = kw.arg.lower()
+        if name in options:
+            raise ValueError(f"Metric spec {_shown(spec)} gives option {name!r} twice.")
+        options[name] = _spec_text.literal(kw.value, kw.arg, spec)
+    return options
 
 
 def _spec_with(metric: str | MetricSpec, options: dict) -> MetricSpec:
