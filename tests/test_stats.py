@@ -59,8 +59,10 @@ def test_paired_values_errors_and_nan_pairs():
         paired_values(evs["S0"], [1, 2])
     with pytest.raises(ValueError, match=r"same length"):
         paired_values([1, 2, 3], [1, 2])
-    x, y, _ = paired_values([1.0, np.nan, 3.0], [0.5, 0.2, np.nan])
-    assert x.tolist() == [1.0] and y.tolist() == [0.5]  # skipped queries drop out
+    x, y, _ = paired_values([1.0, np.nan, 3.0], [0.5, np.nan, 0.1])
+    assert x.tolist() == [1.0, 3.0] and y.tolist() == [0.5, 0.1]  # skipped queries drop out
+    with pytest.raises(ValueError, match=r"position 1 is NaN in a but 0\.2 in b \(2 such"):
+        paired_values([1.0, np.nan, 3.0], [0.5, 0.2, np.nan])  # skipped on one side only
 
 
 # ---------------------------------------------------------------- tests

@@ -6,6 +6,8 @@ import bz2
 import gzip
 import lzma
 import os
+import re
+import zlib
 from array import array
 from numbers import Integral
 
@@ -17,6 +19,11 @@ __all__ = ["load_svmlight_ranking"]
 
 #: Compression detected by magic bytes, whatever the file's extension.
 _MAGIC = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
+
+#: What truncated or corrupt gzip, bzip2 or xz data raises while it is read.
+_DECOMPRESSION_ERRORS = (EOFError, OSError, zlib.error, lzma.LZMAError)
+
+_INTEGER = re.compile(rb"[+-]?[0-9]+")
 
 
 class _LineError(Exception):
@@ -35,6 +42,19 @@ def _open(path: str):
         if head.startswith(magic):
             return opener(path, "rb")
     return open(path, "rb")
+
+
+def _compressed(f) -> bool:
+    return isinstance(f, gzip.GzipFile | bz2.BZ2File | lzma.LZMAFile)
+
+
+def _broken(path: str, f, lineno: int, err: Exception) -> ValueError:
+    """A one-line error for compressed data that ends early or is corrupt."""
+    kind = {gzip.GzipFile: "gzip", bz2.BZ2File: "bzip2", lzma.LZMAFile: "xz"}[type(f)]
+    where = f"after line {lineno}" if lineno else "before the first line"
+    reason = str(err) or type(err).__name__
+    return ValueError(f"{path}: the {kind} data is truncated or corrupt {where} ({reason}); "
+                      "decompress it again or fetch a fresh copy.")
 
 
 def _show(token: bytes) -> str:
@@ -98,10 +118,9 @@ def _qid_mismatch(has_qid: bool, first: int) -> str:
 def _parse_qid(token: bytes, lineno: int) -> int:
     if not token.startswith(b"qid:"):
         raise _LineError(lineno, f"{_show(token)} is neither qid:<id> nor <index>:<value>")
-    try:
-        value = int(token[4:])
-    except ValueError:
-        raise _LineError(lineno, f"qid {_show(token[4:])} is not an integer") from None
+    if not _INTEGER.fullmatch(token, 4):  # int() would also take "1_000" and spaces
+        raise _LineError(lineno, f"qid {_show(token[4:])} is not an integer")
+    value = int(token[4:])
     if not -(2**63) <= value < 2**63:
         raise _LineError(lineno, f"qid {value} does not fit in int64")
     return value
@@ -147,23 +166,51 @@ def _diagnose(line: bytes) -> str | None:
     return None
 
 
+def _check_finite(path: str, X, y: np.ndarray, rows) -> None:
+    """Refuse NaN or infinite labels and infinite feature values, at the
+    first line that has one; NaN feature values are missing values."""
+    bad_label = np.flatnonzero(~np.isfinite(y))
+    bad_value = np.flatnonzero(np.isinf(X.data))
+    label_row = bad_label[0] if bad_label.size else None
+    value_row = (np.searchsorted(X.indptr, bad_value[0], side="right") - 1
+                 if bad_value.size else None)
+    if label_row is not None and (value_row is None or label_row <= value_row):
+        raise ValueError(f"{path}: line {rows[label_row]}: label {y[label_row]} is not a "
+                         "finite number (a relevance grade is needed for every row)")
+    if value_row is not None:
+        raise ValueError(
+            f"{path}: line {rows[value_row]}: value of feature {X.indices[bad_value[0]] + 1} "
+            f"is {X.data[bad_value[0]]} (or too large for {X.dtype}); feature values must be "
+            "finite (NaN is read as a missing value)")
+
+
 def _read_sizes(query_path: str) -> np.ndarray:
     """Group sizes of a LightGBM query file: one positive integer per line."""
     sizes = []
     with _open(query_path) as f:
-        for lineno, line in enumerate(f, 1):
-            text = line.strip()
-            if not text:
-                continue
-            try:
+        lineno = 0
+        try:
+            for lineno, line in enumerate(f, 1):  # noqa: B007 - read by the handler
+                text = line.strip()
+                if not text:
+                    continue
+                if not _INTEGER.fullmatch(text):
+                    raise ValueError(f"{query_path}: line {lineno}: group size {_show(text)} "
+                                     "is not an integer")
                 size = int(text)
-            except ValueError:
-                raise ValueError(f"{query_path}: line {lineno}: group size {_show(text)} is "
-                                 "not an integer") from None
-            if size < 1:
-                raise ValueError(f"{query_path}: line {lineno}: group size {size}; sizes "
-                                 "must be >= 1")
-            sizes.append(size)
+                if size < 1:
+                    raise ValueError(f"{query_path}: line {lineno}: group size {size}; sizes "
+                                     "must be >= 1")
+                if size >= 2**62:
+                    raise ValueError(f"{query_path}: line {lineno}: group size {size} is too "
+                                     "large")
+                sizes.append(size)
+        except _DECOMPRESSION_ERRORS as err:
+            if not _compressed(f):
+                raise
+            raise _broken(query_path, f, lineno, err) from None
+    if not sizes:
+        raise ValueError(f"{query_path}: no group sizes (the query file is empty).")
     return np.array(sizes, dtype=np.int64)
 
 
@@ -208,10 +255,12 @@ def load_svmlight_ranking(
         uses), a ``csr_array`` if scikit-learn is configured for sparse arrays.
         ``X.toarray()`` gives a dense array.
     y : ndarray of shape (n_rows,), dtype float64
-        The labels as read.
+        The labels as read (finite numbers).
     qid : ndarray of shape (n_rows,), dtype int64
-        The query id of each row: the ``qid:`` values as read, or for a file
-        with a query file the query's position 0, 1, 2, ... in the file.
+        The query id of each row: the ``qid:`` values as read (any integer
+        that fits int64, negative ones included: an id only groups rows), or
+        for a file with a query file the query's position 0, 1, 2, ... in the
+        file.
 
     Raises
     ------
@@ -222,9 +271,12 @@ def load_svmlight_ranking(
         the reason: a label, qid or value that is not a number, a line that
         is not ``<index>:<value>`` pairs, a feature index below 1 or above
         ``n_features``, indices not increasing along a line, some lines with
-        ``qid:`` and some without. Also if the file has no data line, has no
-        qid and no query file, or if the group sizes do not add up to the
-        number of rows.
+        ``qid:`` and some without, a label that is NaN or infinite, a feature
+        value that is infinite (or overflows ``dtype``). Also if the file has
+        no data line, has no qid and no query file, if the query file has no
+        size, a size below 1 or sizes that do not add up to the number of
+        rows, or if compressed data is truncated or corrupt (naming the last
+        line read).
 
     See Also
     --------
@@ -244,6 +296,12 @@ def load_svmlight_ranking(
     Feature indices start at 1, as in SVMlight, LETOR, MSLR and Yahoo! files:
     an index 0 is an error rather than a guess (scikit-learn's
     ``load_svmlight_file`` guesses zero-based indices when it sees a 0).
+
+    A feature value ``nan`` is kept as NaN in ``X``: LightGBM, XGBoost and
+    scikit-learn's histogram gradient boosting read it as a missing value.
+    An infinite value (``inf``, or a number such as ``1e400`` that overflows)
+    is refused, as scikit-learn's and XGBoost's estimators would at fit; a
+    NaN or infinite label is refused too, since no metric can use it.
 
     Examples
     --------
@@ -298,10 +356,15 @@ def load_svmlight_ranking(
         except (ValueError, OverflowError) as err:
             reason = _diagnose(lines.line) or str(err)
             raise ValueError(f"{path}: line {lines.lineno}: {reason}") from err
+        except _DECOMPRESSION_ERRORS as err:
+            if not _compressed(f):
+                raise
+            raise _broken(path, f, lines.lineno, err) from None
 
     n_rows = X.shape[0]
     if n_rows == 0:
         raise ValueError(f"{path}: no data lines (the file is empty or has only comments).")
+    _check_finite(path, X, y, lines.rows)
     if n_features is not None:
         if X.shape[1] > n_features:
             first = np.flatnonzero(X.indices >= n_features)[0]
@@ -334,7 +397,8 @@ def load_svmlight_ranking(
         raise ValueError(
             f"{path} has no qid: fields and no query file: pass query_path= (a LightGBM "
             f"query file, one group size per line) or put it at {path + '.query'}.")
-    if sizes.sum() != n_rows:
-        raise ValueError(f"The group sizes in {query_path} sum to {sizes.sum()} but {path} "
+    total = sum(sizes.tolist())  # Python integers: no overflow
+    if total != n_rows:
+        raise ValueError(f"The group sizes in {query_path} sum to {total} but {path} "
                          f"has {n_rows} rows.")
     return X, y, np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)

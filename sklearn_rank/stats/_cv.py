@@ -46,6 +46,13 @@ def corrected_resampled_ttest(scores_a, scores_b, *, test_train_ratio) -> CVComp
     -------
     result : CVComparison
 
+    Raises
+    ------
+    ValueError
+        For fewer than 2 folds, scores of different shapes, a score that is
+        NaN or infinite (a failed fit), or a ratio that is not a finite
+        number > 0.
+
     Notes
     -----
     The folds of a cross-validation share training data, so their scores are
@@ -82,8 +89,16 @@ def corrected_resampled_ttest(scores_a, scores_b, *, test_train_ratio) -> CVComp
     if a.ndim != 1 or a.shape != b.shape or a.shape[0] < 2:
         raise ValueError("scores_a and scores_b must be 1-D with one score per fold, the same "
                          f"folds, at least 2; got shapes {a.shape} and {b.shape}.")
-    if not test_train_ratio > 0:
-        raise ValueError(f"test_train_ratio must be > 0, got {test_train_ratio!r}.")
+    for scores, name in ((a, "scores_a"), (b, "scores_b")):
+        bad = ~np.isfinite(scores)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"{name}[{i}] is {scores[i]}: every fold needs a finite score "
+                             "(a NaN is usually a fit that failed under GridSearchCV's "
+                             "error_score=np.nan; fix or drop that candidate).")
+    if not 0 < test_train_ratio < np.inf:
+        raise ValueError(f"test_train_ratio must be a finite number > 0, got "
+                         f"{test_train_ratio!r}.")
     d = a - b
     j = d.shape[0]
     variance = d.var(ddof=1)
@@ -168,6 +183,9 @@ def compare_cv_candidates(search, a=None, b=None, *, metric=None,
     if not folds:
         raise ValueError(f"cv_results_ has no per-fold scores for metric {metric!r}.")
     ranks = np.asarray(results[f"rank_test_{metric}"])
+    if ranks.shape[0] < 2 and (a is None or b is None):
+        raise ValueError(f"The search has {ranks.shape[0]} candidate; there is nothing to "
+                         "compare it with (pass a and b to compare two candidates).")
     order = np.argsort(ranks, kind="stable")
     ia = _candidate(results, a) if a is not None else int(order[0])
     ib = _candidate(results, b) if b is not None else int(order[1] if order[0] == ia

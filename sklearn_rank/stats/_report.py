@@ -8,6 +8,7 @@ import numpy as np
 
 from ..metrics._evaluation import Evaluation
 from ._tests import (
+    _check_resamples,
     bootstrap_ci,
     paired_ttest,
     paired_values,
@@ -254,6 +255,11 @@ def compare(evaluations: dict, *, baseline=None, metrics=None, test="randomizati
     -----
     The inputs are not modified. Wins, ties and losses count queries on which
     the system scores above, the same as (within 1e-12), or below the baseline.
+    When a system scores exactly as the baseline on every query, its p-value
+    is 1 and its interval [0, 0] whatever the test. Memory stays bounded
+    (tens of MB beyond the evaluations) whatever the number of queries: the
+    randomization test and the bootstrap resample in batches; time grows as
+    n_resamples x queries x comparisons.
 
     Examples
     --------
@@ -275,6 +281,9 @@ def compare(evaluations: dict, *, baseline=None, metrics=None, test="randomizati
         raise ValueError(f"test must be one of {_TESTS}, got {test!r}.")
     if correction not in _CORRECTIONS:
         raise ValueError(f"correction must be one of {_CORRECTIONS}, got {correction!r}.")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
+    n_resamples = _check_resamples(n_resamples, minimum=2)
     for name, ev in evaluations.items():
         if not isinstance(ev, Evaluation):
             raise TypeError(f"evaluations[{name!r}] must be an Evaluation, got "

@@ -4,104 +4,39 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 
 from ..metrics._evaluation import Evaluation
+from ._pairing import _metric_of, paired_values
 
 __all__ = [
     "BootstrapResult",
     "RandomizationResult",
     "bootstrap_ci",
     "paired_ttest",
-    "paired_values",
     "randomization_test",
     "wilcoxon_test",
 ]
 
-_MISSING = ("raise", "drop", "zero")
+#: Elements of the largest temporary resampling array (sign or index matrix):
+#: 4M, i.e. 32-64 MB whatever the number of queries.
+_BATCH_ELEMENTS = 1 << 22
 
 
-def _metric_of(evaluation: Evaluation, metric) -> str:
-    if metric is None:
-        if len(evaluation.metrics) != 1:
-            raise ValueError(
-                f"The Evaluation holds {len(evaluation.metrics)} metrics "
-                f"({', '.join(map(str, evaluation.metrics))}); pass metric=... to choose one."
-            )
-        return str(evaluation.metrics[0])
-    if metric not in evaluation.per_query:
-        raise ValueError(
-            f"The Evaluation has no metric {metric!r}; it holds "
-            f"{', '.join(map(str, evaluation.metrics))}."
-        )
-    return metric
+def _check_resamples(n_resamples, minimum: int = 1) -> int:
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, Integral) \
+            or n_resamples < minimum:
+        raise ValueError(f"n_resamples must be an integer >= {minimum}, got {n_resamples!r}.")
+    return int(n_resamples)
 
 
-def _preview(ids) -> str:
-    ids = [str(q) for q in ids]
-    return ", ".join(ids[:5]) + (f", ... ({len(ids)} in all)" if len(ids) > 5 else "")
-
-
-def paired_values(a, b, *, metric=None, missing="raise"):
-    """Per-query values of two systems, paired.
-
-    Parameters
-    ----------
-    a, b : array-like of shape (n_queries,) or Evaluation
-        Per-query values in the same query order, or two
-        :class:`~sklearn_rank.metrics.Evaluation` objects aligned by ``qid``.
-    metric : str, default=None
-        The metric of the evaluations to take (needed when they hold several).
-    missing : {'raise', 'drop', 'zero'}, default='raise'
-        For evaluations over different query sets: raise an error listing the
-        difference, keep the shared queries, or count a query missing from one
-        side as 0 there (trec_eval's ``-c``).
-
-    Returns
-    -------
-    x, y : ndarray of shape (n_pairs,)
-        Paired values; pairs where either value is NaN (queries skipped under
-        ``empty='skip'``) are left out.
-    qids : ndarray or None
-        The query ids of the pairs, for evaluations.
-    """
-    if missing not in _MISSING:
-        raise ValueError(f"missing must be one of {_MISSING}, got {missing!r}.")
-    if isinstance(a, Evaluation) != isinstance(b, Evaluation):
-        raise TypeError("Pass two Evaluation objects or two arrays of per-query values, "
-                        "not one of each.")
-    if isinstance(a, Evaluation):
-        ka, kb = _metric_of(a, metric), _metric_of(b, metric)
-        va, vb = dict(zip(a.qids.tolist(), a.per_query[ka], strict=True)), dict(
-            zip(b.qids.tolist(), b.per_query[kb], strict=True))
-        only_a = [q for q in va if q not in vb]
-        only_b = [q for q in vb if q not in va]
-        if (only_a or only_b) and missing == "raise":
-            raise ValueError(
-                f"The evaluations cover different queries: {len(only_a)} only in the first "
-                f"({_preview(only_a)}), {len(only_b)} only in the second "
-                f"({_preview(only_b)}). Pass missing='drop' to compare the shared queries, "
-                "or missing='zero' to score a missing query 0 (trec_eval -c)."
-            )
-        qids = [q for q in va if q in vb] if missing == "drop" else list(va) + only_b
-        x = np.array([va.get(q, 0.0) for q in qids])
-        y = np.array([vb.get(q, 0.0) for q in qids])
-        qids = np.asarray(qids)
-    else:
-        x = np.asarray(a, dtype=np.float64)
-        y = np.asarray(b, dtype=np.float64)
-        if x.ndim != 1 or x.shape != y.shape:
-            raise ValueError(f"a and b must be 1-D arrays of the same length (one value per "
-                             f"query); got shapes {x.shape} and {y.shape}.")
-        qids = None
-    keep = ~(np.isnan(x) | np.isnan(y))
-    if not keep.all():
-        x, y = x[keep], y[keep]
-        qids = None if qids is None else qids[keep]
-    if x.shape[0] == 0:
-        raise ValueError("There is no pair of per-query values to compare.")
-    return x, y, qids
+def _all_zero_error(test: str, n: int) -> ValueError:
+    return ValueError(
+        f"Every one of the {n} paired differences is 0 (the systems score the same on every "
+        f"query): the {test} statistic is undefined. There is no evidence of a difference; "
+        "randomization_test gives p = 1 and compare() reports p = 1.")
 
 
 def paired_ttest(a, b, *, metric=None, missing="raise"):
@@ -117,6 +52,13 @@ def paired_ttest(a, b, *, metric=None, missing="raise"):
     result : scipy.stats TtestResult
         ``statistic``, ``pvalue`` (two-sided), ``df``, ``confidence_interval()``.
 
+    Raises
+    ------
+    ValueError
+        With fewer than 2 pairs (no degree of freedom), or when every
+        difference is 0 (the statistic is 0/0; as R's ``t.test`` refuses
+        constant data). :func:`compare` reports p = 1 for the latter.
+
     Examples
     --------
     >>> from sklearn_rank.stats import paired_ttest
@@ -126,6 +68,11 @@ def paired_ttest(a, b, *, metric=None, missing="raise"):
     from scipy import stats
 
     x, y, _ = paired_values(a, b, metric=metric, missing=missing)
+    if x.shape[0] < 2:
+        raise ValueError(f"The paired t-test needs at least 2 paired queries; got "
+                         f"{x.shape[0]}.")
+    if np.all(x == y):
+        raise _all_zero_error("t", x.shape[0])
     return stats.ttest_rel(x, y)
 
 
@@ -144,6 +91,13 @@ def wilcoxon_test(a, b, *, metric=None, missing="raise", zero_method="wilcox"):
     result : scipy.stats WilcoxonResult
         ``statistic`` and ``pvalue`` (two-sided).
 
+    Raises
+    ------
+    ValueError
+        With fewer than 2 pairs, or when every difference is 0 (no signed
+        rank is left: SciPy answers p = 1, NaN or an error depending on the
+        number of queries). :func:`compare` reports p = 1 for the latter.
+
     Examples
     --------
     >>> from sklearn_rank.stats import wilcoxon_test
@@ -153,6 +107,11 @@ def wilcoxon_test(a, b, *, metric=None, missing="raise", zero_method="wilcox"):
     from scipy import stats
 
     x, y, _ = paired_values(a, b, metric=metric, missing=missing)
+    if x.shape[0] < 2:
+        raise ValueError(f"The Wilcoxon signed-rank test needs at least 2 paired queries; "
+                         f"got {x.shape[0]}.")
+    if np.all(x == y):
+        raise _all_zero_error("Wilcoxon", x.shape[0])
     return stats.wilcoxon(x, y, zero_method=zero_method)
 
 
@@ -208,7 +167,9 @@ def randomization_test(a, b, *, metric=None, missing="raise", n_resamples=10000,
     The Monte Carlo p-value is (1 + #{|mean(s d)| >= |mean(d)|}) / (1 +
     n_resamples), which never underestimates the exact p-value's expectation
     (Phipson & Smyth, 2010). Computed in vectorised batches: sign matrices
-    times the differences.
+    times the differences, a few million signs at a time, so memory stays
+    below ~50 MB whatever the number of queries; time grows as
+    n_resamples x n. When every difference is 0, p = 1.
 
     References
     ----------
@@ -222,6 +183,7 @@ def randomization_test(a, b, *, metric=None, missing="raise", n_resamples=10000,
     >>> res.exact, res.pvalue
     (True, 0.25)
     """
+    n_resamples = _check_resamples(n_resamples)
     x, y, _ = paired_values(a, b, metric=metric, missing=missing)
     d = x - y
     n = d.shape[0]
@@ -236,13 +198,19 @@ def randomization_test(a, b, *, metric=None, missing="raise", n_resamples=10000,
             count += int((np.abs(signs @ d) / n >= threshold).sum())
         return RandomizationResult(float(d.mean()), count / total, total, True)
     rng = np.random.default_rng(random_state)
+    # Rows of signs per batch: a multiple of 4, so that the int8 draws (four
+    # per 32-bit word) follow one stream whatever the batch (the same signs as
+    # one big draw), and at most _BATCH_ELEMENTS signs (memory O(batch x n)).
+    batch = max(4, min(2048, _BATCH_ELEMENTS // n // 4 * 4))
     count = 0
-    for lo in range(0, n_resamples, 2048):
-        size = min(2048, n_resamples - lo)
-        signs = rng.integers(0, 2, size=(size, n), dtype=np.int8) * 2 - 1
+    for lo in range(0, n_resamples, batch):
+        signs = rng.integers(0, 2, size=(min(batch, n_resamples - lo), n), dtype=np.int8)
+        signs *= 2
+        signs -= 1
         count += int((np.abs(signs @ d) / n >= threshold).sum())
+        del signs
     return RandomizationResult(float(d.mean()), (count + 1) / (n_resamples + 1),
-                               int(n_resamples), False)
+                               n_resamples, False)
 
 
 @dataclass(frozen=True)
@@ -300,11 +268,27 @@ def bootstrap_ci(values, baseline=None, *, metric=None, missing="raise", confide
         ``statistic``, ``low``, ``high``, ``confidence``, ``method``,
         ``standard_error``.
 
+    Raises
+    ------
+    ValueError
+        For an infinite value (a NaN is a query skipped under
+        ``empty='skip'`` and is left out), a bad ``method``, ``confidence`` or
+        ``n_resamples``, and for ``method='bca'`` when every bootstrap mean
+        falls on one side of the observed mean (too few resamples).
+
     Notes
     -----
-    Queries are resampled with replacement (:func:`scipy.stats.bootstrap`);
-    every query counts equally (per-query weights of an Evaluation are not
-    used). When every value is the same the interval is that value.
+    Queries are resampled with replacement (:func:`scipy.stats.bootstrap`,
+    with the same random draws), a few million values at a time, so memory
+    is O(n_resamples + a few million) whatever the number of queries; time
+    grows as n_resamples x n. Every query counts equally (per-query weights
+    of an Evaluation are not used). When every value is the same, or there
+    is one query, the interval is that value.
+
+    The BCa acceleration uses the jackknife of the mean in closed form: the
+    jackknife means' deviations are exactly (d_i - mean(d)) / (n - 1), so it
+    takes O(n) instead of SciPy's O(n^2) leave-one-out resamples (which agree
+    with it to rounding).
 
     Examples
     --------
@@ -319,14 +303,22 @@ def bootstrap_ci(values, baseline=None, *, metric=None, missing="raise", confide
         raise ValueError(f"method must be 'percentile' or 'bca', got {method!r}.")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}.")
+    n_resamples = _check_resamples(n_resamples, minimum=2)  # a standard error needs 2
     if baseline is None:
         if isinstance(values, Evaluation):
             key = _metric_of(values, metric)
             d = np.asarray(values.per_query[key], dtype=np.float64)
         else:
             d = np.asarray(values, dtype=np.float64)
+        if d.ndim != 1:
+            raise ValueError(f"values must be a 1-D array of per-query values; got shape "
+                             f"{d.shape}.")
+        if np.isinf(d).any():
+            i = int(np.flatnonzero(np.isinf(d))[0])
+            raise ValueError(f"values[{i}] is {d[i]}; per-query values must be finite (or "
+                             "NaN for a skipped query).")
         d = d[~np.isnan(d)]
-        if d.ndim != 1 or d.shape[0] == 0:
+        if d.shape[0] == 0:
             raise ValueError("values must be a non-empty 1-D array of per-query values.")
     else:
         x, y, _ = paired_values(values, baseline, metric=metric, missing=missing)
@@ -335,9 +327,35 @@ def bootstrap_ci(values, baseline=None, *, metric=None, missing="raise", confide
     if np.all(d == d[0]) or d.shape[0] < 2:
         return BootstrapResult(mean, mean, mean, confidence, method, 0.0)
     res = stats.bootstrap((d,), np.mean, n_resamples=n_resamples, vectorized=True,
-                          confidence_level=confidence,
-                          method="BCa" if method == "bca" else "percentile",
+                          batch=max(1, _BATCH_ELEMENTS // d.shape[0]),
+                          confidence_level=confidence, method="percentile",
                           **_rng_keyword(stats.bootstrap, np.random.default_rng(random_state)))
-    return BootstrapResult(mean, float(res.confidence_interval.low),
-                           float(res.confidence_interval.high), confidence, method,
+    low, high = res.confidence_interval
+    if method == "bca":
+        low, high = _bca_interval(d, res.bootstrap_distribution, confidence)
+    return BootstrapResult(mean, float(low), float(high), confidence, method,
                            float(res.standard_error))
+
+
+def _bca_interval(d: np.ndarray, theta_hat_b: np.ndarray, confidence: float):
+    """SciPy's BCa interval of the mean (Efron & Tibshirani 1993, 14.3), with
+    the jackknife in closed form."""
+    from scipy import stats
+    from scipy.special import ndtr, ndtri
+
+    theta_hat = d.mean()
+    below = (np.count_nonzero(theta_hat_b < theta_hat)
+             + np.count_nonzero(theta_hat_b <= theta_hat))
+    z0 = ndtri(below / (2 * theta_hat_b.shape[0]))
+    if not np.isfinite(z0):
+        raise ValueError(
+            f"The BCa interval is undefined: all {theta_hat_b.shape[0]} bootstrap means lie "
+            "on one side of the observed mean. Use more resamples or method='percentile'.")
+    u = d - theta_hat  # (n - 1) x (mean of the jackknife means - jackknife mean i)
+    n = float(d.shape[0])
+    a_hat = 1 / 6 * (np.sum(u**3) / n**3) / (np.sum(u**2) / n**2) ** (3 / 2)
+    z_alpha = float(ndtri((1 - confidence) / 2))
+    alphas = np.array([ndtr(z0 + z / (1 - a_hat * z)) for z in (z0 + z_alpha, z0 - z_alpha)])
+    if hasattr(stats, "quantile"):  # SciPy >= 1.15, as its bootstrap does
+        return stats.quantile(theta_hat_b, alphas)
+    return np.percentile(theta_hat_b, alphas * 100)  # pragma: no cover - older SciPy
