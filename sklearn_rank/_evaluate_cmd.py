@@ -87,7 +87,7 @@ def add_parser(subparsers) -> None:
                    help="multiple-comparison correction (default: holm)")
     c.add_argument("--alpha", type=real(0, 1), default=0.05,
                    help="significance level (default 0.05)")
-    c.add_argument("--resamples", type=integer(1), default=10000,
+    c.add_argument("--resamples", type=integer(2), default=10000,
                    help="randomization / bootstrap resamples (default 10000)")
     c.add_argument("--seed", type=integer(0, 2**32 - 1), default=0,
                    help="random seed (default 0)")

@@ -243,7 +243,7 @@ COMPARE_CASES = [
     ([], "give at least two runs to compare"),
     (["{run2}", "--baseline", "nope"], "--baseline 'nope' is none of the runs: bm25, dense."),
     (["{run2}", "--alpha", "2"], "argument --alpha: expected a finite number strictly"),
-    (["{run2}", "--resamples", "0"], "argument --resamples: expected an integer >= 1"),
+    (["{run2}", "--resamples", "1"], "argument --resamples: expected an integer >= 2"),
     (["{run2}", "--seed", "-1"], "argument --seed: expected an integer from 0 to"),
     (["{run2}", "-m", "ndcg@99999999999999999999"], "-m: The 'k' parameter"),
     (["{run2}", "{missing}"], "run '{missing}': No such file or directory"),
