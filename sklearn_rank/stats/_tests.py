@@ -205,10 +205,10 @@ def randomization_test(a, b, *, metric=None, missing="raise", n_resamples=10000,
 
     Notes
     -----
-    The Monte Carlo p-value is (1 + #{|mean(s d)| >= |mean(d)|}) / (1 +
-    n_resamples), which never underestimates the exact p-value's expectation
-    (Phipson & Smyth, 2010). Computed in vectorised batches: sign matrices
-    times the differences.
+    The Monte Carlo p-value is (1 + number of resamples with
+    abs(mean(s d)) >= abs(mean(d))) / (1 + n_resamples), which never
+    underestimates the exact p-value's expectation (Phipson & Smyth, 2010).
+    Computed in vectorised batches: sign matrices times the differences.
 
     References
     ----------
