@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
+from .._compat import DocLinkMixin
 from .._queries import QID_COLUMN, has_qid_column, missing_qid_error
 from ..metrics._engine import group_rows
 from ..metrics._ranking import evaluate
@@ -84,7 +85,7 @@ def _fit_kind(estimator) -> str:
     return "none"
 
 
-class QueryRanker(MetaEstimatorMixin, BaseEstimator):
+class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
     """Fit a ranker, or any regressor, from flat rows with a query id per row.
 
     LightGBM wants group *sizes* of contiguous queries, XGBoost wants sorted
