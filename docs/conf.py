@@ -85,8 +85,10 @@ html_theme_options = {
     "show_toc_level": 2,
     "navigation_with_keys": False,
     "header_links_before_dropdown": 6,
-    # the gallery's pages are code and output: give them the whole width
-    "secondary_sidebar_items": {"**": ["page-toc"], "auto_examples/**": []},
+    # the page's table of contents, except on the gallery's pages: they are
+    # code and output, and get the whole width
+    "secondary_sidebar_items": {"install": ["page-toc"], "getting_started": ["page-toc"],
+                                "user_guide/*": ["page-toc"], "api/**": ["page-toc"]},
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
