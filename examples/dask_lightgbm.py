@@ -1,4 +1,9 @@
-"""Distributed training and evaluation: DaskLGBMRanker scored by per-query NDCG@10.
+"""
+Distributed training and evaluation with Dask
+=============================================
+
+Distributed training and evaluation: ``lightgbm.dask.DaskLGBMRanker`` scored by
+per-query NDCG@10 with :func:`sklearn_rank.dask.evaluate`.
 
 Trains lightgbm.dask.DaskLGBMRanker on a Dask DataFrame partitioned by query
 (each partition holds whole queries, sorted), for a few parameter settings,
@@ -54,8 +59,8 @@ def main():
                 model = DaskLGBMRanker(client=client, n_estimators=60, verbose=-1, **params)
                 model.fit(train[features], train["label"], group=group)
                 booster = model.to_local().booster_
-                scored = test.map_partitions(
-                    lambda part, b=booster: part.assign(score=b.predict(part[features])))
+                scored = test.map_partitions(lambda part, b=booster: part.assign(
+                    score=b.predict(part[features], num_threads=1)))
                 ev = evaluate(scored.reset_index(), metrics=["ndcg@10", "map"], aligned=True)
                 results[num_leaves, learning_rate] = ev
                 print(f"num_leaves={num_leaves:2d} learning_rate={learning_rate:.2f}: "

@@ -1,8 +1,16 @@
-"""Per-query NDCG@k on flat (y, score, qid) rows, as every peer library means it.
+"""
+Per-query NDCG@k on flat rows
+=============================
+
+Per-query NDCG@k on flat ``(y, score, qid)`` rows, as every peer library means
+it: :func:`~sklearn_rank.metrics.evaluate` groups the rows once and computes
+several metrics; ``convention=`` reproduces scikit-learn's, LightGBM's and
+XGBoost's meaning of "NDCG@10".
 
 Run: python examples/metrics_quickstart.py
 """
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 from sklearn_rank.metrics import evaluate, ndcg_score
@@ -26,3 +34,21 @@ print("\nWhat 'NDCG@10' means in each library:")
 for convention in ("sklearn", "lightgbm", "xgboost"):
     value = ndcg_score(y, score, qid=qid, k=10, convention=convention)
     print(f"  convention={convention!r:11} {value:.6f}")
+
+# %%
+# NDCG@k for k = 1..20
+# --------------------
+# One call to ``evaluate`` ranks every query once for all sixty metrics.
+ks = np.arange(1, 21)
+variants = {"exponential gain (default)": "ndcg@{k}",
+            "linear gain": "ndcg(gain='linear')@{k}",
+            "classic discount": "ndcg(discount='classic')@{k}"}
+curves = evaluate(y, score, qid=qid,
+                  metrics=[spec.format(k=k) for spec in variants.values() for k in ks])
+fig, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
+for label, spec in variants.items():
+    ax.plot(ks, [curves.mean[spec.format(k=k)] for k in ks], marker="o", ms=3, label=label)
+ax.set(xlabel="cut-off k", ylabel="mean NDCG@k", xticks=ks[1::2],
+       title=f"{ev.n_queries} queries, a noisy ranker")
+ax.legend()
+plt.show()

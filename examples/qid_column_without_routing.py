@@ -1,4 +1,10 @@
-"""Tuning without metadata routing: the query ids travel in a column of X.
+"""
+Tuning without metadata routing: a query-id column
+==================================================
+
+Without ``sklearn.set_config(enable_metadata_routing=True)``, the query ids
+travel in a column of ``X``: a column of an array named by
+``QueryRanker(qid_column=j)``, or a DataFrame column named ``qid``.
 
 Run: python examples/qid_column_without_routing.py   (the DataFrame part needs pandas)
 """
@@ -16,15 +22,17 @@ X, y, qid = make_ranking(n_queries=150, shuffle=True, random_state=3)
 grid = {"estimator__num_leaves": [7, 31]}
 scorer = make_ranking_scorer("ndcg@10")
 
+# %%
 # 1. A NumPy array with the query id in column 0: QueryRanker(qid_column=0) drops it
 #    before LightGBM sees X, and the scorer reads it from there. The splitter gets
 #    the ids as scikit-learn's `groups`.
 Xq = np.column_stack([qid, X])
-search = GridSearchCV(QueryRanker(LGBMRanker(n_estimators=30, verbose=-1), qid_column=0),
-                      grid, scoring=scorer, cv=QueryKFold(5))
+ranker = QueryRanker(LGBMRanker(n_estimators=30, n_jobs=1, verbose=-1), qid_column=0)
+search = GridSearchCV(ranker, grid, scoring=scorer, cv=QueryKFold(5))
 search.fit(Xq, y, groups=qid)
 print("array + qid_column:", search.best_params_, f"NDCG@10 {search.best_score_:.4f}")
 
+# %%
 # 2. A DataFrame with a column named "qid" (XGBoost's convention): found by name,
 #    by QueryRanker, the scorers and QueryKFold alike.
 try:
@@ -32,7 +40,7 @@ try:
 except ImportError:
     raise SystemExit("pandas is not installed: skipping the DataFrame part") from None
 df = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])]).assign(qid=qid)
-search = GridSearchCV(QueryRanker(LGBMRanker(n_estimators=30, verbose=-1)), grid,
-                      scoring=scorer, cv=QueryKFold(5))
+ranker = QueryRanker(LGBMRanker(n_estimators=30, n_jobs=1, verbose=-1))
+search = GridSearchCV(ranker, grid, scoring=scorer, cv=QueryKFold(5))
 search.fit(df, y)
 print("DataFrame 'qid' column:", search.best_params_, f"NDCG@10 {search.best_score_:.4f}")

@@ -1,4 +1,11 @@
-"""Cross-validate and tune an XGBRanker with query-keeping folds.
+"""
+Cross-validate and tune an XGBRanker
+====================================
+
+XGBoost's ``XGBRanker`` cross-validated and tuned on query-keeping folds,
+scored both by this package's NDCG@10 and by XGBoost's own meaning of it
+(``convention="xgboost"``: ties in input order, queries without relevant
+documents score 1).
 
 Run: python examples/xgboost_ranker.py   (needs xgboost: pip install "sklearn-rank[xgboost]")
 """
@@ -14,17 +21,19 @@ from sklearn_rank.model_selection import QueryKFold, cross_validate_ranker
 
 X, y, qid = make_ranking(n_queries=150, random_state=1)
 
+# %%
 # One call: routing is enabled only inside, the bare XGBRanker is wrapped in QueryRanker.
 scores = cross_validate_ranker(
-    XGBRanker(n_estimators=50, tree_method="hist"), X, y, qid=qid,
+    XGBRanker(n_estimators=50, tree_method="hist", n_jobs=1), X, y, qid=qid,
     scoring=["ndcg@10", "ndcg(convention='xgboost')@10"], cv=5)
 for name in ("test_ndcg@10", "test_ndcg(convention='xgboost')@10"):
     print(f"{name}: {scores[name].mean():.4f} ± {scores[name].std():.4f}")
 
+# %%
 # A search, with XGBoost's own meaning of NDCG@10 (stable ties, empty queries score 1).
 with sklearn.config_context(enable_metadata_routing=True):
     search = RandomizedSearchCV(
-        QueryRanker(XGBRanker(n_estimators=50, tree_method="hist")),
+        QueryRanker(XGBRanker(n_estimators=50, tree_method="hist", n_jobs=1)),
         {"estimator__max_depth": [3, 4, 6], "estimator__learning_rate": [0.05, 0.1, 0.3]},
         n_iter=4, random_state=0, cv=QueryKFold(4),
         scoring=make_ranking_scorer("ndcg@10", convention="xgboost"),

@@ -36,3 +36,33 @@ def safe_indexing(X, indices, *, axis=0):
     indices are positions for every input.
     """
     return _safe_indexing(X, indices, axis=axis)
+
+
+# The documentation site; the estimators' HTML repr links to their API pages there.
+DOCS_URL = "https://sklearn-rank.readthedocs.io/en/{version}/"
+API_PAGE = "api/generated/{estimator_module}.{estimator_name}.html"
+
+
+class DocLinkMixin:
+    """Point the "?" of an estimator's HTML repr at this package's API reference.
+
+    scikit-learn's HTML repr (``_HTMLDocumentationLinkMixin`` of
+    ``BaseEstimator``) reads these three private attributes; a subclass
+    defined outside ``sklearn_rank`` gets no link, as in scikit-learn. Put
+    this mixin before ``BaseEstimator`` among the bases.
+    """
+
+    _doc_link_module = "sklearn_rank"
+    _doc_link_template = DOCS_URL + API_PAGE
+
+    def _doc_link_url_param_generator(self) -> dict:
+        from . import __version__
+
+        cls = type(self)
+        public = [part for part in cls.__module__.split(".") if not part.startswith("_")]
+        return {
+            # released versions read the stable docs; development versions the latest
+            "version": "latest" if "dev" in __version__ else "stable",
+            "estimator_module": ".".join(public),
+            "estimator_name": cls.__name__,
+        }

@@ -14,6 +14,8 @@ EXPECTED = {  # a line each script must print
     "metrics_quickstart.py": "convention='lightgbm'",
     "pointwise_regressor.py": "LGBMRanker (lambdarank)",
     "qid_column_without_routing.py": "DataFrame 'qid' column:",
+    "significance_tests.py": "mean difference +",
+    "trec_evaluation.py": "map                   \tall\t",
     "xgboost_ranker.py": "best parameters:",
 }
 

@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from .._compat import safe_indexing
+from .._compat import DocLinkMixin, safe_indexing
 from .._queries import (
     QID_COLUMN,
     drop_column,
@@ -86,7 +86,7 @@ def _fit_kind(estimator) -> str:
     return "none"
 
 
-class QueryRanker(MetaEstimatorMixin, BaseEstimator):
+class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
     """Fit a ranker, or any regressor, from flat rows with a query id per row.
 
     LightGBM wants group *sizes* of contiguous queries, XGBoost wants sorted

@@ -517,8 +517,8 @@ def precision_at_k_score(y_true, y_score, *, qid=None, k=None, threshold=1, capp
 
     Notes
     -----
-    P@k = |relevant documents in the top k| / k. A list shorter than k counts
-    its missing ranks as non-relevant (trec_eval's ``P_k``); ``capped=True``
+    P@k = (number of relevant documents in the top k) / k. A list shorter
+    than k counts its missing ranks as non-relevant (trec_eval's ``P_k``); ``capped=True``
     divides by min(k, n) instead (XGBoost's ``pre@k``). Without ``k`` the whole
     list counts (XGBoost's bare ``pre`` is ``pre@32``: pass ``k=32``). Spec:
     ``"p@k"`` (alias ``precision``).
@@ -558,8 +558,8 @@ def recall_at_k_score(y_true, y_score, *, qid=None, k=None, threshold=1, ties=No
 
     Notes
     -----
-    recall@k = |relevant documents in the top k| / R, R the number of relevant
-    documents of the query (trec_eval's ``recall_k``). A query with R = 0 is
+    recall@k = (number of relevant documents in the top k) / R, R the number
+    of relevant documents of the query (trec_eval's ``recall_k``). A query with R = 0 is
     empty (see ``empty``). Spec: ``"recall@k"``.
 
     Examples
@@ -596,8 +596,8 @@ def f1_at_k_score(y_true, y_score, *, qid=None, k=None, threshold=1, capped=None
 
     Notes
     -----
-    F1@k = 2 P R / (P + R) = 2 |relevant in the top k| / (k + R), with P's
-    denominator min(k, n) when ``capped``; 0 when nothing relevant is retrieved.
+    F1@k = 2 P R / (P + R) = 2 (number relevant in the top k) / (k + R), with
+    P's denominator min(k, n) when ``capped``; 0 when nothing relevant is retrieved.
     Spec: ``"f1@k"``.
 
     Examples
@@ -670,8 +670,8 @@ def r_precision_score(y_true, y_score, *, qid=None, threshold=1, ties=None, empt
 
     Notes
     -----
-    R-precision = |relevant documents in the top R| / R (trec_eval's
-    ``Rprec``); a query with R = 0 is empty. Spec: ``"r_precision"``.
+    R-precision = (number of relevant documents in the top R) / R
+    (trec_eval's ``Rprec``); a query with R = 0 is empty. Spec: ``"r_precision"``.
 
     Examples
     --------
@@ -876,8 +876,8 @@ def rank_eff_score(y_true, y_score, *, qid=None, threshold=1, ties=None, empty=N
 
     Notes
     -----
-    RankEff = (1/R) sum over relevant documents d of (1 - |non-relevant ranked
-    above d| / N), with R the relevant and N the non-relevant (judged)
+    RankEff = (1/R) sum over relevant documents d of (1 - (number of non-relevant
+    ranked above d) / N), with R the relevant and N the non-relevant (judged)
     documents of the query. A query without non-relevant documents scores 1;
     one without relevant documents is empty. Under ``ties="average"`` a tied
     (relevant, non-relevant) pair counts one half. Spec: ``"rank_eff"``.
@@ -921,8 +921,8 @@ def bpref_score(y_true, y_score, *, qid=None, threshold=1, ties=None, empty=None
     Notes
     -----
     bpref = (1/R) sum over relevant retrieved documents d of
-    (1 - min(|judged non-relevant above d|, R) / min(N, R)), with R the
-    relevant and N the judged non-relevant documents of the query (a document
+    (1 - min(number of judged non-relevant above d, R) / min(N, R)), with R
+    the relevant and N the judged non-relevant documents of the query (a document
     above d counts only when N > 0). Unjudged documents are skipped, which
     matters for TREC runs (:func:`~sklearn_rank.trec.evaluate_run`); in arrays
     every document is judged. Under ``ties="average"`` the value is the exact

@@ -164,12 +164,13 @@ def randomization_test(a, b, *, metric=None, missing="raise", n_resamples=10000,
 
     Notes
     -----
-    The Monte Carlo p-value is (1 + #{|mean(s d)| >= |mean(d)|}) / (1 +
-    n_resamples), which never underestimates the exact p-value's expectation
-    (Phipson & Smyth, 2010). Computed in vectorised batches: sign matrices
-    times the differences, a few million signs at a time, so memory stays
-    below ~50 MB whatever the number of queries; time grows as
-    n_resamples x n. When every difference is 0, p = 1.
+    The Monte Carlo p-value is (1 + number of resamples with
+    abs(mean(s d)) >= abs(mean(d))) / (1 + n_resamples), which never
+    underestimates the exact p-value's expectation (Phipson & Smyth, 2010).
+    Computed in vectorised batches: sign matrices times the differences, a
+    few million signs at a time, so memory stays below ~50 MB whatever the
+    number of queries; time grows as n_resamples x n. When every difference
+    is 0, p = 1.
 
     References
     ----------
