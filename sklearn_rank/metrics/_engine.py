@@ -23,6 +23,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._numeric import as_numeric as _as_numeric
+from ._numeric import check_finite as _check_finite
+
 __all__ = ["Data", "Ranking", "group_rows", "iter_rankings", "prepare", "query_codes",
            "ranked_data"]
 
@@ -130,37 +133,6 @@ def _to_query_order(values: np.ndarray, seg_pos) -> np.ndarray:
 
 def _scalar(value):
     return value.item() if isinstance(value, np.generic) else value
-
-
-def _as_numeric(x, name: str) -> np.ndarray:
-    try:
-        arr = np.asarray(x)
-    except ValueError as exc:  # ragged nested lists
-        raise ValueError(
-            f"{name} could not be converted to an array ({exc}); pass a 1-D array "
-            "with one value per row, or a rectangular 2-D array."
-        ) from None
-    if arr.dtype.kind == "b":
-        arr = arr.astype(np.float64)
-    elif arr.dtype.kind not in "iuf":
-        raise TypeError(
-            f"{name} must hold numbers, got an array of dtype {arr.dtype}; "
-            f"convert it with {name}.astype(float)."
-        )
-    return np.asarray(arr, dtype=np.float64)
-
-
-def _check_finite(arr: np.ndarray, name: str, row_qid) -> None:
-    if np.isfinite(arr.sum()):  # fast path: one reduction, no temporary mask
-        return
-    bad = ~np.isfinite(arr)
-    if not bad.any():  # the sum overflowed on large but finite values
-        return
-    first = np.flatnonzero(bad)[0]
-    raise ValueError(
-        f"{name} contains {int(bad.sum())} NaN or infinite value(s) (first in query "
-        f"{_scalar(row_qid(first))!r}); remove or impute them before scoring."
-    )
 
 
 def _qid_array(qid) -> np.ndarray:
@@ -437,7 +409,7 @@ def prepare(y_true, y_score, qid=None, sample_weight=None) -> Data:
     ``qid=None``.
     """
     labels = _as_numeric(y_true, "y_true")
-    scores = _as_numeric(y_score, "y_score")
+    scores = _as_numeric(y_score, "y_score", exact_order=True)
     if qid is None:
         if labels.ndim == 1 and scores.ndim == 1:
             raise ValueError(
@@ -528,7 +500,15 @@ def _query_weights(sample_weight, n, m, query_qid, row_qid, order, starts, lengt
         _check_finite(w, "sample_weight", row_qid)
         grouped = w if order is None else w[order]
         # A query's weight is the mean of its rows' weights (LightGBM's rule).
-        per_query = _to_query_order(np.add.reduceat(grouped, starts) / lengths, seg_pos)
+        with np.errstate(over="ignore"):
+            sums = np.add.reduceat(grouped, starts)
+        if not np.isfinite(sums).all():  # weights near 1e308: sum scaled (exact)
+            scale = int(np.frexp(grouped.max())[1])
+            sums = np.ldexp(np.add.reduceat(np.ldexp(grouped, -scale), starts) / lengths,
+                            scale)
+        else:
+            sums /= lengths
+        per_query = _to_query_order(sums, seg_pos)
     if (w < 0).any():
         bad = w < 0
         first = np.flatnonzero(bad)[0]
@@ -537,7 +517,7 @@ def _query_weights(sample_weight, n, m, query_qid, row_qid, order, starts, lengt
             f"sample_weight has {int(bad.sum())} negative value(s) (first in query "
             f"{where!r}); weights must be >= 0."
         )
-    if not per_query.sum() > 0:
+    if not (per_query > 0).any():
         raise ValueError("sample_weight sums to zero; at least one query needs a positive weight.")
     return per_query
 

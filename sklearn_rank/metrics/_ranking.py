@@ -15,6 +15,7 @@ import numpy as np
 from ._engine import _scalar, iter_rankings, prepare
 from ._evaluation import Evaluation
 from ._kernels import check_grades, check_labels, gain_column
+from ._numeric import scaled_mean
 from ._registry import MetricSpec, _build, _closest, expand_metrics, validate_options
 
 __all__ = [
@@ -161,8 +162,8 @@ def _finish(key, spec, policy, values, empty, qids, weights):
     if policy == "nan" and n_empty:
         return values, float("nan"), n_empty
     counted = ~np.isnan(values)
-    total = counted.sum() if weights is None else weights[counted].sum()
-    if total == 0:
+    w = None if weights is None else weights[counted]
+    if not (counted.any() if w is None else (w > 0).any()):
         warnings.warn(
             f"{key} is undefined: no query is counted (all {n_empty} queries have no "
             "relevant document and empty='skip', or their weights are zero); "
@@ -170,11 +171,10 @@ def _finish(key, spec, policy, values, empty, qids, weights):
         return values, float("nan"), n_empty
     v = values[counted]
     if spec.info.aggregate == "geometric":
-        v = np.log(np.maximum(v, GEOMETRIC_FLOOR))
-    mean = v.sum() / total if weights is None else (v * weights[counted]).sum() / total
-    if spec.info.aggregate == "geometric":
-        mean = np.exp(mean)
-    return values, float(mean), n_empty
+        mean = float(np.exp(scaled_mean(np.log(np.maximum(v, GEOMETRIC_FLOOR)), w)))
+    else:
+        mean = scaled_mean(v, w)
+    return values, mean, n_empty
 
 
 def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10",), sample_weight=None,
