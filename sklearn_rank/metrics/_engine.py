@@ -578,6 +578,14 @@ class Ranking:
             self._cache[key] = make()
         return self._cache[key]
 
+    def column(self, key, make) -> np.ndarray:
+        """A per-cell column of the block, (q, w) in input order, made by
+        ``make()`` once (padding cells must hold 0). It then serves
+        :meth:`ranked`, :meth:`expected` and :meth:`tie_values` for ``key``,
+        for columns that are not a function of the labels alone (per-query
+        scaled gains, gains times the judged mask)."""
+        return self.cached(("unranked", key), make)
+
     def unranked(self, key, func) -> np.ndarray:
         """``func(labels)`` of each query's documents in input order, (q, w).
 
@@ -683,13 +691,37 @@ class Ranking:
         cached = self._cache.get(cache_key)
         if cached is not None:
             return cached
-        gstart, gend, csum = self.tie_sums(key, func, out.shape[1])
-        total = (np.take_along_axis(csum, gend + 1, axis=1)
-                 - np.take_along_axis(csum, gstart, axis=1))
+        cut = out.shape[1]
+        gstart, gend, values = self.tie_values(key, func, cut)
+        rows, cols, sizes = self.tie_group_list(cut)
+        # Each group's own sum (a running sum over the row would lose a small
+        # group behind large values to cancellation).
+        values = np.where(np.arange(values.shape[1]) <= gend[:, -1:], values, 0.0)
+        sums = np.add.reduceat(values.ravel(), rows * values.shape[1] + cols)
         out = out.copy()
-        out[self.tie_rows] = total / (gend - gstart + 1)
+        out[self.tie_rows] = (sums / sizes)[self._group_index(cut)]
         self._cache[cache_key] = out
         return out
+
+    def tie_group_list(self, cut: int):
+        """The tie groups of the tie rows that start before ``cut``, row by row:
+        ``(rows, cols, sizes)``, their row in ``tie_rows``, first column and
+        size (the last group of a row may extend beyond the cut)."""
+        def make():
+            gstart, gend = self.tie_groups(cut)
+            rows, cols = np.nonzero(gstart == np.arange(cut))
+            return rows, cols, gend[rows, cols] - cols + 1
+
+        return self.cached(("group_list", cut), make)
+
+    def _group_index(self, cut: int) -> np.ndarray:
+        """(t, cut) the index in :meth:`tie_group_list` of each cell's group."""
+        def make():
+            gstart, _ = self.tie_groups(cut)
+            first = (gstart == np.arange(cut)).ravel()
+            return (np.cumsum(first) - 1).reshape(gstart.shape)
+
+        return self.cached(("group_index", cut), make)
 
     def tie_values(self, key, func, cut: int):
         """For the tie rows: :meth:`tie_groups` of ``cut`` and ``func(labels)``
@@ -702,7 +734,9 @@ class Ranking:
 
     def tie_sums(self, key, func, cut: int):
         """:meth:`tie_values` as running sums with a leading zero: column j
-        holds the sum over ranks before j. Computed once per column and cut."""
+        holds the sum over ranks before j. Computed once per column and cut.
+        Differences of them are exact for 0/1 columns (counts below 2**53);
+        :meth:`expected` sums other columns group by group."""
         cache_key = ("tie_sums", key, cut)
         out = self._cache.get(cache_key)
         if out is None:

@@ -9,13 +9,18 @@ and the averaging over queries are applied later, once, by the caller.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 
 import numpy as np
 
 __all__ = ["KERNELS", "check_grades", "check_labels", "discount_vector", "gain_column"]
 
-_MAX_EXP_LABEL = 1024  # 2.0 ** 1024 overflows float64
+_LN2 = math.log(2.0)
+# Gains and discounts whose largest value per query lies in [1/_SAFE, _SAFE]
+# (or is 0) sum without overflow or loss to underflow; others are scaled by a
+# power of two (exact) where a ratio is computed (NDCG).
+_SAFE = 2.0**400
 
 
 # --------------------------------------------------------------------------
@@ -24,9 +29,47 @@ _MAX_EXP_LABEL = 1024  # 2.0 ** 1024 overflows float64
 
 
 def _exponential(labels):
-    gains = np.exp2(labels)
+    """2**l - 1 (inf beyond 1023: only the scale-free NDCG accepts such labels)."""
+    with np.errstate(over="ignore"):
+        gains = np.exp2(labels)
     gains -= 1.0
+    fraction = (labels > 0) & (labels < 1)
+    if fraction.any():  # 2**l - 1 cancels for small l
+        gains[fraction] = np.expm1(labels[fraction] * _LN2)
     return gains
+
+
+def _exponential_scaled(labels: np.ndarray) -> np.ndarray | None:
+    """(2**l - 1) / 2**e per row of a (q, w) block of labels, e an integer near
+    the row's largest label when that label is >= 400 (computed as
+    2**(l - e) - 2**-e, so labels >= 1024 work), or a power of two scaling
+    tiny labels (< 2**-400) up; None when no row needs it."""
+    top = labels.max(axis=1, keepdims=True)
+    big = top >= 400
+    tiny = (top > 0) & (top < 1 / _SAFE)
+    if not (big.any() or tiny.any()):
+        return None
+    shift = np.where(big, np.floor(top), 0.0)
+    with np.errstate(over="ignore"):
+        out = np.exp2(labels - shift) - np.exp2(-shift)
+    low = labels < 1
+    if low.any():
+        out = np.where(low, np.ldexp(np.expm1(labels * _LN2), -shift.astype(np.int64)), out)
+    if tiny.any():  # l < 2**-400: 2**l - 1 = l ln 2 to float64 precision
+        up = np.frexp(np.where(tiny, top, 1.0))[1]
+        out = np.where(tiny, np.ldexp(labels, -up) * _LN2, out)
+    return out
+
+
+def _rows_scaled(values: np.ndarray) -> np.ndarray | None:
+    """Each row of non-negative ``values`` divided by a power of two near its
+    maximum when that maximum is outside [1/_SAFE, _SAFE]; None if none is."""
+    top = values.max(axis=1, keepdims=True)
+    out_of_range = (top >= _SAFE) | ((top > 0) & (top < 1 / _SAFE))
+    if not out_of_range.any():
+        return None
+    shift = np.where(out_of_range, np.frexp(top)[1], 0)
+    return np.ldexp(values, -shift)
 
 
 def _linear(labels):
@@ -80,13 +123,8 @@ def check_labels(data, gain, metric: str) -> None:
             "(negative gains break 0 <= NDCG <= 1). Clip or shift the labels."
         )
     if isinstance(gain, str):
-        if gain == "exponential" and labels.max() >= _MAX_EXP_LABEL:
-            bad = labels >= _MAX_EXP_LABEL
-            raise ValueError(
-                f"y_true has {int(bad.sum())} label(s) >= {_MAX_EXP_LABEL} (first in "
-                f"query {data.first_qid(bad)!r}), whose exponential gain 2**label - 1 "
-                "overflows float64; use gain='linear' or a label -> gain mapping."
-            )
+        # Any finite label works: NDCG is computed scale-free, and a DCG or CG
+        # that overflows float64 is refused once computed (overflow_error).
         return
     if callable(gain):
         key, func = gain_column(gain)
@@ -191,18 +229,44 @@ def discount_vector(discount, log_base: float, size: int) -> np.ndarray:
 # --------------------------------------------------------------------------
 
 
-def _gains(rank, p):
+def _gains(rank, p, scaled: bool = False):
     """Key and function of the gain column, its block made ready in ``rank``.
 
     The named gains are computed from the block's labels (no extra gather);
     mappings and callables are evaluated once on all labels and gathered.
+    With ``scaled`` (for ratios: NDCG), a query whose largest gain is outside
+    [2**-400, 2**400] has its gains divided by a power of two near it, which
+    changes no ratio and keeps every sum finite (labels >= 1024 included);
+    the other queries keep their gains bit for bit.
     """
     key, func = gain_column(p["gain"])
-    if isinstance(p["gain"], str):
-        rank.derived(key, func)
-    else:
-        rank.unranked(key, func)
+    named = isinstance(p["gain"], str)
+    plain = rank.derived if named else rank.unranked
+    if not scaled:
+        plain(key, func)
+        return key, func
+
+    def make():
+        if named and p["gain"] == "exponential":
+            return _exponential_scaled(rank.unranked(("label",), _identity))
+        return _rows_scaled(plain(key, func))
+
+    scaled_key = ("scaled", key)
+    if rank.cached(("needs", scaled_key), lambda: rank.column(scaled_key, make) is not None):
+        return scaled_key, None
+    plain(key, func)
     return key, func
+
+
+def _identity(x):
+    return x
+
+
+def _unit_scaled(d: np.ndarray) -> np.ndarray:
+    """Discounts divided by a power of two near their maximum if it is outside
+    [2**-400, 2**400] (changes no ratio, keeps sums finite)."""
+    out = _rows_scaled(d[None, :])
+    return d if out is None else out[0]
 
 
 def _rowdot(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -226,10 +290,12 @@ def _cut(rank, k) -> int:
     return rank.width if k is None else min(k, rank.width)
 
 
-def _discounted(rank, p, k):
-    key, func = _gains(rank, p)
+def _discounted(rank, p, k, scaled: bool = False):
+    key, func = _gains(rank, p, scaled)
     kk = _cut(rank, k)
     d = discount_vector(p["discount"], p["log_base"], kk)
+    if scaled:
+        d = _unit_scaled(d)
     dcg = _rowdot(rank.expected(key, func, kk), d)
     ideal = _ideal(rank, key, func)
     idcg = _rowdot(ideal[:, :kk], d)
@@ -248,7 +314,8 @@ def _dcg(rank, p, k):
 
 
 def _ndcg(rank, p, k):
-    dcg, idcg, empty = _discounted(rank, p, k)
+    # A ratio: computed scale-free, so any finite gains give the right number.
+    dcg, idcg, empty = _discounted(rank, p, k, scaled=True)
     empty = empty | (idcg <= 0)
     return np.divide(dcg, idcg, out=np.zeros_like(dcg), where=~empty), empty
 
@@ -260,10 +327,10 @@ def _flags(rank, key, func):
     """Make the block of a 0/1 column ready: ``func`` of the labels, times the
     judged mask (TREC mode: unjudged documents are neither relevant nor judged
     non-relevant)."""
-    if ("unranked", key) not in rank._cache:
-        flags = rank.derived(key, func)
-        if rank.data.judged is not None:
-            rank._cache[("unranked", key)] = flags * rank.judged
+    if rank.data.judged is None:
+        rank.derived(key, func)
+    else:
+        rank.column(key, lambda: rank.derived(("unmasked", key), func) * rank.judged)
     return key, func
 
 
@@ -326,8 +393,8 @@ def _precision_denominator(rank, p, k) -> np.ndarray:
     if k is None:
         return n.astype(np.float64)
     if p["capped"]:
-        return np.minimum(k, n).astype(np.float64)
-    return np.full(n.shape[0], float(k))
+        return np.minimum(min(k, rank.width), n).astype(np.float64)
+    return np.full(n.shape[0], float(k) if k < 2**1000 else math.inf)  # any int k
 
 
 def _precision(rank, p, k):
@@ -401,7 +468,8 @@ def _ap(rank, p, k):
             total[rank.tie_rows] = _rowdot(terms, 1.0 / np.arange(1, cut + 1))
         rank._cache[cache_key] = total
     n_rel = _n_relevant(rank, p)
-    denominator = np.minimum(n_rel, k) if (p.get("capped") and k is not None) else n_rel
+    denominator = (np.minimum(n_rel, min(k, rank.width)) if (p.get("capped") and k is not None)
+                   else n_rel)
     empty = n_rel == 0
     return np.divide(total, denominator, out=np.zeros(n_rel.shape), where=~empty), empty
 
@@ -592,15 +660,30 @@ def _reciprocal_rank(rank, p, k):
     return _binary_cascade(rank, p, k, lambda cut: 1.0 / np.arange(1, cut + 1))
 
 
+def stop_probability(labels, max_grade: float) -> np.ndarray:
+    """ERR's (2**l - 1) / 2**max_grade for 0 <= l <= max_grade, without overflow.
+
+    Computed as 2**(l - m) - 2**-m (exact for integer grades below 2**53) or,
+    for l < 1, as 2**(l - m) (1 - 2**-l) (no cancellation); any max_grade works
+    (a probability below 2**-1074 is 0).
+    """
+    labels = np.asarray(labels, dtype=np.float64)
+    head = np.exp2(labels - max_grade)
+    out = head - np.exp2(-max_grade)
+    low = labels < 1
+    if low.any():
+        out = np.where(low, head * -np.expm1(-labels * _LN2), out)
+    return out
+
+
 def _err(rank, p, k):
     max_grade = p["max_grade"]
     key = ("err", max_grade)
-    gains = rank.derived(*gain_column("exponential"))
 
     def func(labels):
-        return (np.exp2(labels) - 1.0) / 2.0**max_grade
+        return stop_probability(labels, max_grade)
 
-    rank._cache.setdefault(("unranked", key), gains * 2.0**-max_grade)
+    rank.derived(key, func)
     cut = _cut(rank, k)
     value = _cascade(rank, key, func, 1.0 / np.arange(1, cut + 1))
     positive = rank.derived(("positive",), lambda labels: (labels > 0).astype(np.float64))

@@ -105,14 +105,34 @@ def _per_query(data, todo: dict) -> tuple[dict, dict]:
     values = {key: np.empty(m) for key in todo}
     empty = {key: np.empty(m, dtype=bool) for key in todo}
     policies = sorted({p["ties"] for _, p in todo.values()})
-    for block in iter_rankings(data, policies):
-        for key, (spec, p) in todo.items():
-            rank = block[p["ties"]]
-            v, e = spec.info.kernel(rank, p, spec.k)
-            values[key][rank.segments] = v
-            empty[key][rank.segments] = e
-    return ({k: data.to_query_order(v) for k, v in values.items()},
-            {k: data.to_query_order(e) for k, e in empty.items()})
+    # Kernels may overflow only where the metric's value itself does (a DCG
+    # beyond float64): that is reported below, not as NumPy warnings.
+    with np.errstate(over="ignore", invalid="ignore"):
+        for block in iter_rankings(data, policies):
+            for key, (spec, p) in todo.items():
+                rank = block[p["ties"]]
+                v, e = spec.info.kernel(rank, p, spec.k)
+                values[key][rank.segments] = v
+                empty[key][rank.segments] = e
+    values = {k: data.to_query_order(v) for k, v in values.items()}
+    for key, v in values.items():
+        _check_overflow(key, v, data)
+    return values, {k: data.to_query_order(e) for k, e in empty.items()}
+
+
+def _check_overflow(key: str, values: np.ndarray, data) -> None:
+    """Refuse a metric value beyond float64 (DESIGN §8: the right number or an error)."""
+    if np.isfinite(values.sum()):
+        return
+    bad = ~np.isfinite(values)
+    first = _scalar(data.qids[np.flatnonzero(bad)[0]])
+    raise ValueError(
+        f"{key} of {int(bad.sum())} quer{'y' if bad.sum() == 1 else 'ies'} (first: query "
+        f"{first!r}) exceeds float64 (about 1.8e308): the gains of y_true (highest label "
+        f"{data.labels.max():g}) or the discounts are too large. NDCG, a ratio, is computed "
+        "scale-free; for this metric use smaller gains (gain='linear' or a label -> gain "
+        "mapping) or rescale y_true."
+    )
 
 
 def _finish_all(qids, values: dict, empty: dict, weights, todo: dict) -> Evaluation:
