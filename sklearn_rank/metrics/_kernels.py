@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
+from ._ties import cascade_ties
+
 __all__ = ["KERNELS", "check_grades", "check_labels", "discount_vector", "gain_column"]
 
 _LN2 = math.log(2.0)
@@ -527,39 +529,42 @@ def _bpref(rank, p, k):
     (1 - min(|judged non-relevant above r|, R) / min(N, R))."""
     rows, above, n_nonrel = _non_relevant_above(rank, p)
     n_rel = _n_relevant(rank, p)
-    cap = n_rel[:, None]
-    denominator = np.minimum(n_nonrel, n_rel)[:, None]
-    penalty = np.divide(np.minimum(above, n_rel[rows]), denominator[rows, 0],
-                        out=np.zeros(above.shape), where=denominator[rows, 0] > 0)
+    denominator = np.minimum(n_nonrel, n_rel)
+    penalty = np.divide(np.minimum(above, n_rel[rows]), denominator[rows],
+                        out=np.zeros(above.shape), where=denominator[rows] > 0)
     total = _row_sums(rows, 1.0 - penalty, n_rel.shape[0])
     if rank.tied:
-        p_rel, before, j, g, h = _tie_non_relevant(rank, p)
-        tied = rank.tie_rows
-        expected_min = _expected_capped(before, j, g, h, cap[tied])
-        penalty = np.divide(expected_min, denominator[tied],
-                            out=np.zeros(expected_min.shape), where=denominator[tied] > 0)
-        total[tied] = (p_rel * (1.0 - penalty)).sum(axis=1)
+        total[rank.tie_rows] = _bpref_ties(rank, p, n_rel, denominator)
     empty = n_rel == 0
     return np.divide(total, n_rel, out=np.zeros(n_rel.shape), where=~empty), empty
 
 
-def _expected_capped(before, j, g, h, cap):
-    """E[min(before + C, cap)] for C ~ Hypergeometric(g - 1 members, g - h of
-    them non-relevant, j drawn), elementwise."""
-    from scipy.special import gammaln
+def _bpref_ties(rank, p, n_rel, denominator) -> np.ndarray:
+    """bpref's sum for the tie rows, in closed form per tie group, O(1) each.
 
-    def log_choose(n, m):
-        return gammaln(n + 1) - gammaln(m + 1) - gammaln(n - m + 1)
+    In a group with h relevant and n non-relevant members, below b judged
+    non-relevant documents (every document is judged in arrays), the sum over
+    its relevant members t of min(b + N_t, R), N_t the non-relevant members
+    above t, is sum_{y<R} #{t: b + N_t > y}. A relevant member precedes the
+    (z + 1)-th non-relevant one with probability (z + 1) / (n + 1) (its place
+    among the n + 1 is uniform), so E #{t: N_t > z} = h (n - z) / (n + 1) for
+    0 <= z < n, h for z < 0 and 0 for z >= n; summed over y = b + z:
 
-    out = np.zeros(before.shape)
-    for c in range(int(j.max()) + 1):
-        possible = (c <= j) & (c <= g - h) & (j - c <= h - 1)
-        with np.errstate(invalid="ignore", divide="ignore"):  # impossible cells: masked
-            log_p = (log_choose(np.maximum(g - h, c), c)
-                     + log_choose(np.maximum(h - 1, j - c), np.maximum(j - c, 0))
-                     - log_choose(np.maximum(g - 1, j), j))
-        out += np.where(possible, np.exp(log_p) * np.minimum(before + c, cap), 0.0)
-    return out
+        h min(b, R) + h (Z n - Z (Z - 1) / 2) / (n + 1),  Z = clip(R - b, 0, n).
+    """
+    key, func = _relevance(rank, p)
+    rows, a, size = rank.tie_group_list(rank.width)
+    _, _, csum = rank.tie_sums(key, func, rank.width)
+    above = csum[rows, a]
+    h = csum[rows, a + size] - above
+    n = size - h
+    b = a - above
+    cap = n_rel[rank.tie_rows][rows]
+    z = np.clip(cap - b, 0, n)
+    expected = h * np.minimum(b, cap) + h * (z * n - z * (z - 1) / 2) / (n + 1)
+    den = denominator[rank.tie_rows][rows]
+    penalty = np.divide(expected, den, out=np.zeros(expected.shape), where=den > 0)
+    return np.bincount(rows, weights=h - penalty, minlength=rank.tie_rows.shape[0])
 
 
 # -- cascades: ERR, reciprocal rank, hit rate -------------------------------------
@@ -570,12 +575,8 @@ def _cascade(rank, key, func, weights) -> np.ndarray:
 
     A user scans the ranking and stops at each document with probability
     ``func(label)`` (ERR's cascade; for binary flags, at the first relevant
-    document). Under ``ties="average"`` the value is the exact expectation over
-    the orderings of tied documents: within a tie group, the probability of
-    going on past its first j members is the mean, over the j-subsets of the
-    group, of the product of their continue probabilities, which the
-    recurrence in :func:`_subset_means` gives, and P(stop at the j-th member)
-    is the difference of two such probabilities.
+    document). Under ``ties="average"`` the value is the exact expectation
+    over the orderings of tied documents (:func:`~._ties.cascade_ties`).
     """
     cut = weights.shape[0]
     stop = rank.ranked(key, func, cut)
@@ -583,60 +584,8 @@ def _cascade(rank, key, func, weights) -> np.ndarray:
     np.cumprod(1.0 - stop[:, :-1], axis=1, out=reach[:, 1:])
     value = _rowdot(stop * reach, weights)
     if rank.tied:
-        value[rank.tie_rows] = _cascade_ties(rank, key, func, weights)
+        value[rank.tie_rows] = cascade_ties(rank, key, func, weights)
     return value
-
-
-def _cascade_ties(rank, key, func, weights) -> np.ndarray:
-    rows = rank.tie_rows
-    cut = weights.shape[0]
-    gstart, gend, stop = rank.tie_values(key, func, cut)
-    go_on = 1.0 - stop
-    span = go_on.shape[1]
-    reach = np.ones((rows.shape[0], span + 1))
-    np.cumprod(go_on, axis=1, out=reach[:, 1:])
-    reach_group = np.take_along_axis(reach, gstart, axis=1)  # order-free: whole groups above
-    cols = np.arange(cut)
-    is_start = gstart == cols
-    g_row, g_col = np.nonzero(is_start)
-    sizes = gend[g_row, g_col] - g_col + 1
-    group_of = np.cumsum(is_start.ravel()).reshape(is_start.shape) - 1
-    j = cols - gstart  # 0-based position within the group
-    stop_at = np.empty(gstart.shape)
-    for members in _size_classes(sizes):
-        size = int(sizes[members].max())
-        depth = min(size, cut)
-        positions = np.minimum(g_col[members][:, None] + np.arange(size), span - 1)
-        means = _subset_means(go_on[g_row[members][:, None], positions], sizes[members], depth)
-        cells = np.isin(group_of, members)
-        local = np.searchsorted(members, group_of[cells])
-        jj = j[cells]
-        stop_at[cells] = means[local, jj] - means[local, jj + 1]
-    return _rowdot(reach_group * stop_at, weights)
-
-
-def _size_classes(sizes: np.ndarray):
-    """Group indices split by size, up to powers of two (bounded padding)."""
-    bucket = np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.intp)
-    for b in np.unique(bucket):
-        yield np.flatnonzero(bucket == b)
-
-
-def _subset_means(x: np.ndarray, sizes: np.ndarray, depth: int) -> np.ndarray:
-    """M[i, t]: mean over the t-subsets of the first ``sizes[i]`` values of row
-    i of ``x`` of the product of the subset, for t = 0..depth.
-
-    Adding a value v to a set of s values: M'_t = ((s + 1 - t) M_t + t v M_{t-1})
-    / (s + 1), a convex combination of non-negative terms (numerically stable).
-    """
-    means = np.zeros((x.shape[0], depth + 1))
-    means[:, 0] = 1.0
-    t = np.arange(1, depth + 1)
-    for s in range(x.shape[1]):
-        active = sizes > s
-        new = ((s + 1 - t) * means[:, 1:] + t * x[:, s:s + 1] * means[:, :-1]) / (s + 1)
-        means[active, 1:] = np.maximum(new[active], 0.0)
-    return means
 
 
 def _binary_cascade(rank, p, k, weights_of):
@@ -648,7 +597,7 @@ def _binary_cascade(rank, p, k, weights_of):
     first = np.argmax(rel, axis=1)
     value = np.where(rel[np.arange(rel.shape[0]), first] > 0, weights[first], 0.0)
     if rank.tied:
-        value[rank.tie_rows] = _cascade_ties(rank, key, func, weights)
+        value[rank.tie_rows] = cascade_ties(rank, key, func, weights)
     return value, _n_relevant(rank, p) == 0
 
 
