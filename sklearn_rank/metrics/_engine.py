@@ -502,12 +502,12 @@ def _query_weights(sample_weight, n, m, query_qid, row_qid, order, starts, lengt
         # A query's weight is the mean of its rows' weights (LightGBM's rule).
         with np.errstate(over="ignore"):
             sums = np.add.reduceat(grouped, starts)
-        if not np.isfinite(sums).all():  # weights near 1e308: sum scaled (exact)
+        big = ~np.isfinite(sums)
+        sums[~big] /= lengths[~big]
+        if big.any():  # weights near 1e308: those queries' sums scaled (exact)
             scale = int(np.frexp(grouped.max())[1])
-            sums = np.ldexp(np.add.reduceat(np.ldexp(grouped, -scale), starts) / lengths,
-                            scale)
-        else:
-            sums /= lengths
+            sums[big] = np.ldexp(np.add.reduceat(np.ldexp(grouped, -scale), starts)[big]
+                                 / lengths[big], scale)
         per_query = _to_query_order(sums, seg_pos)
     if (w < 0).any():
         bad = w < 0

@@ -152,11 +152,15 @@ def check_finite(arr: np.ndarray, name: str, row_qid) -> None:
 def scaled_mean(values: np.ndarray, weights: np.ndarray | None = None) -> float:
     """The (weighted) mean of finite values, without intermediate overflow.
 
-    Computed directly when that stays finite (the common case, bit for bit
-    the plain formula); otherwise values and weights are first divided by
-    powers of two near their largest magnitudes (exact), so sums of values
-    near 1e308 or weights near 1e308 give the right mean.
+    Weights whose largest is outside [2**-500, 2**500] are first divided by a
+    power of two near it (exact; subnormal weights keep their precision), and
+    when a sum still overflows (values near 1e308) the values are scaled the
+    same way. Otherwise this is the plain formula, bit for bit.
     """
+    if weights is not None:
+        top_w = _exponent(weights)
+        if abs(top_w) > 500:
+            weights = np.ldexp(weights, -top_w)
     with np.errstate(over="ignore", invalid="ignore"):
         if weights is None:
             top, bottom = values.sum(), values.shape[0]
