@@ -54,7 +54,7 @@ def _exponential_scaled(labels: np.ndarray) -> np.ndarray | None:
     shift = np.where(big, np.floor(top), 0.0)
     with np.errstate(over="ignore"):
         out = np.exp2(labels - shift) - np.exp2(-shift)
-    low = labels < 1
+    low = (labels > 0) & (labels < 1)  # (label 0 gives exactly 0 above)
     if low.any():
         out = np.where(low, np.ldexp(np.expm1(labels * _LN2), -shift.astype(np.int64)), out)
     if tiny.any():  # l < 2**-400: 2**l - 1 = l ln 2 to float64 precision
@@ -619,9 +619,9 @@ def stop_probability(labels, max_grade: float) -> np.ndarray:
     labels = np.asarray(labels, dtype=np.float64)
     head = np.exp2(labels - max_grade)
     out = head - np.exp2(-max_grade)
-    low = labels < 1
+    low = (labels > 0) & (labels < 1)  # (label 0 gives exactly 0 above)
     if low.any():
-        out = np.where(low, head * -np.expm1(-labels * _LN2), out)
+        out[low] = head[low] * -np.expm1(-labels[low] * _LN2)
     return out
 
 

@@ -110,8 +110,9 @@ def _all_levels(pos_value, p, a, inside, rho, budget, weights, which):
 
 
 def _classes(sizes: np.ndarray):
-    """Indices of ``sizes`` (>= 1) split by size up to powers of two (bounded padding)."""
-    bucket = np.ceil(np.log2(sizes)).astype(np.intp)
+    """Indices of ``sizes`` (>= 1) split by size up to powers of two (bounded
+    padding; sizes up to 16 together: fewer, larger NumPy calls)."""
+    bucket = np.maximum(np.ceil(np.log2(sizes)), 4).astype(np.intp)
     if (bucket == bucket[0]).all():
         yield np.arange(sizes.shape[0])
         return
