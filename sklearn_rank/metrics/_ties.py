@@ -61,12 +61,10 @@ def cascade_ties(rank, key, func, weights: np.ndarray) -> np.ndarray:
     np.cumprod(1.0 - stop, axis=1, out=reach[:, 1:])
     rho = reach[rows, a]
     # The positives of every group, group by group (cells in row-major order).
-    starts = np.zeros(stop.shape, dtype=bool)
-    starts[rows, a] = True
-    group = np.cumsum(starts.ravel()).reshape(stop.shape) - 1
-    positive = (stop > 0) & (np.arange(span) <= gend[:, -1:])
-    pos_value = stop[positive]
-    pos_group = group[positive]
+    flat = np.flatnonzero(stop > 0)
+    flat = flat[flat % span <= gend[flat // span, -1]]  # not past the last group
+    pos_value = stop.ravel()[flat]
+    pos_group = np.searchsorted(rows * span + a, flat, side="right") - 1
     p = np.bincount(pos_group, minlength=rows.shape[0])
     inside = np.minimum(size, cut - a)  # group positions that rank within the cut
     live = (p > 0) & (rho > 0)
