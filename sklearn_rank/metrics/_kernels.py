@@ -143,7 +143,7 @@ def check_labels(data, gain, metric: str) -> None:
                 f"gain(s) (first in query {data.first_qid(bad)!r}); gains must be "
                 "finite and >= 0."
             )
-        data._columns[key] = values
+        data.column(key, lambda _: values)  # computed once: keep it
         return
     if isinstance(gain, Mapping) or _is_pairs(gain):
         table = dict(gain)
@@ -450,9 +450,8 @@ def _ap(rank, p, k):
     """Average precision: sum over relevant ranks r <= k of P@r, over R (or min(R, k))."""
     key, func = _relevance(rank, p)
     cut = _cut(rank, k)
-    cache_key = ("ap", key, cut, rank.ties)
-    total = rank._cache.get(cache_key)
-    if total is None:
+
+    def make():
         # The n-th relevant document, at rank r, adds P@r = n / r.
         rows, cols, first, _ = _flagged(rank, key, func)
         nth = np.arange(1, rows.shape[0] + 1) - first[rows]
@@ -468,7 +467,9 @@ def _ap(rank, p, k):
             both = np.divide(h * (h - 1), g * (g - 1), out=np.zeros_like(g), where=g > 1)
             terms = h / g * (above + 1) + (np.arange(cut) - a) * both
             total[rank.tie_rows] = _rowdot(terms, 1.0 / np.arange(1, cut + 1))
-        rank._cache[cache_key] = total
+        return total
+
+    total = rank.cached(("ap", key, cut, rank.ties), make)
     n_rel = _n_relevant(rank, p)
     denominator = (np.minimum(n_rel, min(k, rank.width)) if (p.get("capped") and k is not None)
                    else n_rel)
