@@ -117,6 +117,14 @@ def test_ndcg_exponential_gain_any_label(labels, scores, ties, k):
     assert value == pytest.approx(float(expected), rel=1e-13, abs=1e-300)
 
 
+def test_ndcg_with_labels_of_any_size():
+    # labels up to 1e308: the largest gain of the query is 2**1e308 - 1; the
+    # others vanish next to it (0 to float64 precision)
+    assert _quiet(ndcg_score, [1e308, 0.5, 0], [1, 3, 2], qid=[1] * 3) == 0.5
+    assert _quiet(ndcg_score, [1e308, 1e308, 7], [1, 3, 2], qid=[1] * 3) == \
+        pytest.approx(float((1 + _discount(3)) / (1 + _discount(2))), rel=1e-15)
+
+
 def test_dcg_and_cg_refuse_a_value_beyond_float64():
     for func in (dcg_score, cumulative_gain_score):
         with pytest.raises(ValueError, match=r"of 1 query \(first: query 'b'\) exceeds float64 "

@@ -56,7 +56,8 @@ def _exponential_scaled(labels: np.ndarray) -> np.ndarray | None:
         out = np.exp2(labels - shift) - np.exp2(-shift)
     low = (labels > 0) & (labels < 1)  # (label 0 gives exactly 0 above)
     if low.any():
-        out = np.where(low, np.ldexp(np.expm1(labels * _LN2), -shift.astype(np.int64)), out)
+        down = np.minimum(shift, 2000).astype(np.int64)  # (2**-2000: 0 anyway)
+        out = np.where(low, np.ldexp(np.expm1(labels * _LN2), -down), out)
     if tiny.any():  # l < 2**-400: 2**l - 1 = l ln 2 to float64 precision
         up = np.frexp(np.where(tiny, top, 1.0))[1]
         out = np.where(tiny, np.ldexp(labels, -up) * _LN2, out)
