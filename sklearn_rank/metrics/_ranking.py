@@ -360,10 +360,11 @@ _ERRORS_DOC = """\
 
 
 def _doc(func):
-    func.__doc__ = func.__doc__.format(
-        data=_DATA_DOC, k=_K_DOC, gain=_GAIN_DOC, discount=_DISCOUNT_DOC, options=_OPTIONS_DOC,
-        threshold=_THRESHOLD_DOC, capped=_CAPPED_DOC, returns=_RETURNS_DOC,
-        errors=_ERRORS_DOC)
+    if func.__doc__:  # None under python -OO
+        func.__doc__ = func.__doc__.format(
+            data=_DATA_DOC, k=_K_DOC, gain=_GAIN_DOC, discount=_DISCOUNT_DOC,
+            options=_OPTIONS_DOC, threshold=_THRESHOLD_DOC, capped=_CAPPED_DOC,
+            returns=_RETURNS_DOC, errors=_ERRORS_DOC)
     return func
 
 
