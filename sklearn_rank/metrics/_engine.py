@@ -23,6 +23,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._numeric import as_numeric as _as_numeric
+from ._numeric import check_finite as _check_finite
+
 __all__ = ["Data", "Ranking", "group_rows", "iter_rankings", "prepare", "query_codes",
            "ranked_data"]
 
@@ -130,37 +133,6 @@ def _to_query_order(values: np.ndarray, seg_pos) -> np.ndarray:
 
 def _scalar(value):
     return value.item() if isinstance(value, np.generic) else value
-
-
-def _as_numeric(x, name: str) -> np.ndarray:
-    try:
-        arr = np.asarray(x)
-    except ValueError as exc:  # ragged nested lists
-        raise ValueError(
-            f"{name} could not be converted to an array ({exc}); pass a 1-D array "
-            "with one value per row, or a rectangular 2-D array."
-        ) from None
-    if arr.dtype.kind == "b":
-        arr = arr.astype(np.float64)
-    elif arr.dtype.kind not in "iuf":
-        raise TypeError(
-            f"{name} must hold numbers, got an array of dtype {arr.dtype}; "
-            f"convert it with {name}.astype(float)."
-        )
-    return np.asarray(arr, dtype=np.float64)
-
-
-def _check_finite(arr: np.ndarray, name: str, row_qid) -> None:
-    if np.isfinite(arr.sum()):  # fast path: one reduction, no temporary mask
-        return
-    bad = ~np.isfinite(arr)
-    if not bad.any():  # the sum overflowed on large but finite values
-        return
-    first = np.flatnonzero(bad)[0]
-    raise ValueError(
-        f"{name} contains {int(bad.sum())} NaN or infinite value(s) (first in query "
-        f"{_scalar(row_qid(first))!r}); remove or impute them before scoring."
-    )
 
 
 def _qid_array(qid) -> np.ndarray:
@@ -437,7 +409,7 @@ def prepare(y_true, y_score, qid=None, sample_weight=None) -> Data:
     ``qid=None``.
     """
     labels = _as_numeric(y_true, "y_true")
-    scores = _as_numeric(y_score, "y_score")
+    scores = _as_numeric(y_score, "y_score", exact_order=True)
     if qid is None:
         if labels.ndim == 1 and scores.ndim == 1:
             raise ValueError(
@@ -528,7 +500,15 @@ def _query_weights(sample_weight, n, m, query_qid, row_qid, order, starts, lengt
         _check_finite(w, "sample_weight", row_qid)
         grouped = w if order is None else w[order]
         # A query's weight is the mean of its rows' weights (LightGBM's rule).
-        per_query = _to_query_order(np.add.reduceat(grouped, starts) / lengths, seg_pos)
+        with np.errstate(over="ignore"):
+            sums = np.add.reduceat(grouped, starts)
+        big = ~np.isfinite(sums)
+        sums[~big] /= lengths[~big]
+        if big.any():  # weights near 1e308: those queries' sums scaled (exact)
+            scale = int(np.frexp(grouped.max())[1])
+            sums[big] = np.ldexp(np.add.reduceat(np.ldexp(grouped, -scale), starts)[big]
+                                 / lengths[big], scale)
+        per_query = _to_query_order(sums, seg_pos)
     if (w < 0).any():
         bad = w < 0
         first = np.flatnonzero(bad)[0]
@@ -537,7 +517,7 @@ def _query_weights(sample_weight, n, m, query_qid, row_qid, order, starts, lengt
             f"sample_weight has {int(bad.sum())} negative value(s) (first in query "
             f"{where!r}); weights must be >= 0."
         )
-    if not per_query.sum() > 0:
+    if not (per_query > 0).any():
         raise ValueError("sample_weight sums to zero; at least one query needs a positive weight.")
     return per_query
 
@@ -597,6 +577,14 @@ class Ranking:
         if key not in self._cache:
             self._cache[key] = make()
         return self._cache[key]
+
+    def column(self, key, make) -> np.ndarray:
+        """A per-cell column of the block, (q, w) in input order, made by
+        ``make()`` once (padding cells must hold 0). It then serves
+        :meth:`ranked`, :meth:`expected` and :meth:`tie_values` for ``key``,
+        for columns that are not a function of the labels alone (per-query
+        scaled gains, gains times the judged mask)."""
+        return self.cached(("unranked", key), make)
 
     def unranked(self, key, func) -> np.ndarray:
         """``func(labels)`` of each query's documents in input order, (q, w).
@@ -703,13 +691,37 @@ class Ranking:
         cached = self._cache.get(cache_key)
         if cached is not None:
             return cached
-        gstart, gend, csum = self.tie_sums(key, func, out.shape[1])
-        total = (np.take_along_axis(csum, gend + 1, axis=1)
-                 - np.take_along_axis(csum, gstart, axis=1))
+        cut = out.shape[1]
+        gstart, gend, values = self.tie_values(key, func, cut)
+        rows, cols, sizes = self.tie_group_list(cut)
+        # Each group's own sum (a running sum over the row would lose a small
+        # group behind large values to cancellation).
+        values = np.where(np.arange(values.shape[1]) <= gend[:, -1:], values, 0.0)
+        sums = np.add.reduceat(values.ravel(), rows * values.shape[1] + cols)
         out = out.copy()
-        out[self.tie_rows] = total / (gend - gstart + 1)
+        out[self.tie_rows] = (sums / sizes)[self._group_index(cut)]
         self._cache[cache_key] = out
         return out
+
+    def tie_group_list(self, cut: int):
+        """The tie groups of the tie rows that start before ``cut``, row by row:
+        ``(rows, cols, sizes)``, their row in ``tie_rows``, first column and
+        size (the last group of a row may extend beyond the cut)."""
+        def make():
+            gstart, gend = self.tie_groups(cut)
+            rows, cols = np.nonzero(gstart == np.arange(cut))
+            return rows, cols, gend[rows, cols] - cols + 1
+
+        return self.cached(("group_list", cut), make)
+
+    def _group_index(self, cut: int) -> np.ndarray:
+        """(t, cut) the index in :meth:`tie_group_list` of each cell's group."""
+        def make():
+            gstart, _ = self.tie_groups(cut)
+            first = (gstart == np.arange(cut)).ravel()
+            return (np.cumsum(first) - 1).reshape(gstart.shape)
+
+        return self.cached(("group_index", cut), make)
 
     def tie_values(self, key, func, cut: int):
         """For the tie rows: :meth:`tie_groups` of ``cut`` and ``func(labels)``
@@ -722,7 +734,9 @@ class Ranking:
 
     def tie_sums(self, key, func, cut: int):
         """:meth:`tie_values` as running sums with a leading zero: column j
-        holds the sum over ranks before j. Computed once per column and cut."""
+        holds the sum over ranks before j. Computed once per column and cut.
+        Differences of them are exact for 0/1 columns (counts below 2**53);
+        :meth:`expected` sums other columns group by group."""
         cache_key = ("tie_sums", key, cut)
         out = self._cache.get(cache_key)
         if out is None:

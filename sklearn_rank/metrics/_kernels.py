@@ -9,13 +9,20 @@ and the averaging over queries are applied later, once, by the caller.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 
 import numpy as np
 
+from ._ties import cascade_ties
+
 __all__ = ["KERNELS", "check_grades", "check_labels", "discount_vector", "gain_column"]
 
-_MAX_EXP_LABEL = 1024  # 2.0 ** 1024 overflows float64
+_LN2 = math.log(2.0)
+# Gains and discounts whose largest value per query lies in [1/_SAFE, _SAFE]
+# (or is 0) sum without overflow or loss to underflow; others are scaled by a
+# power of two (exact) where a ratio is computed (NDCG).
+_SAFE = 2.0**400
 
 
 # --------------------------------------------------------------------------
@@ -24,9 +31,48 @@ _MAX_EXP_LABEL = 1024  # 2.0 ** 1024 overflows float64
 
 
 def _exponential(labels):
-    gains = np.exp2(labels)
+    """2**l - 1 (inf beyond 1023: only the scale-free NDCG accepts such labels)."""
+    with np.errstate(over="ignore"):
+        gains = np.exp2(labels)
     gains -= 1.0
+    fraction = (labels > 0) & (labels < 1)
+    if fraction.any():  # 2**l - 1 cancels for small l
+        gains[fraction] = np.expm1(labels[fraction] * _LN2)
     return gains
+
+
+def _exponential_scaled(labels: np.ndarray) -> np.ndarray | None:
+    """(2**l - 1) / 2**e per row of a (q, w) block of labels, e an integer near
+    the row's largest label when that label is >= 400 (computed as
+    2**(l - e) - 2**-e, so labels >= 1024 work), or a power of two scaling
+    tiny labels (< 2**-400) up; None when no row needs it."""
+    top = labels.max(axis=1, keepdims=True)
+    big = top >= 400
+    tiny = (top > 0) & (top < 1 / _SAFE)
+    if not (big.any() or tiny.any()):
+        return None
+    shift = np.where(big, np.floor(top), 0.0)
+    with np.errstate(over="ignore"):
+        out = np.exp2(labels - shift) - np.exp2(-shift)
+    low = (labels > 0) & (labels < 1)  # (label 0 gives exactly 0 above)
+    if low.any():
+        down = np.minimum(shift, 2000).astype(np.int64)  # (2**-2000: 0 anyway)
+        out = np.where(low, np.ldexp(np.expm1(labels * _LN2), -down), out)
+    if tiny.any():  # l < 2**-400: 2**l - 1 = l ln 2 to float64 precision
+        up = np.frexp(np.where(tiny, top, 1.0))[1]
+        out = np.where(tiny, np.ldexp(labels, -up) * _LN2, out)
+    return out
+
+
+def _rows_scaled(values: np.ndarray) -> np.ndarray | None:
+    """Each row of non-negative ``values`` divided by a power of two near its
+    maximum when that maximum is outside [1/_SAFE, _SAFE]; None if none is."""
+    top = values.max(axis=1, keepdims=True)
+    out_of_range = (top >= _SAFE) | ((top > 0) & (top < 1 / _SAFE))
+    if not out_of_range.any():
+        return None
+    shift = np.where(out_of_range, np.frexp(top)[1], 0)
+    return np.ldexp(values, -shift)
 
 
 def _linear(labels):
@@ -80,13 +126,8 @@ def check_labels(data, gain, metric: str) -> None:
             "(negative gains break 0 <= NDCG <= 1). Clip or shift the labels."
         )
     if isinstance(gain, str):
-        if gain == "exponential" and labels.max() >= _MAX_EXP_LABEL:
-            bad = labels >= _MAX_EXP_LABEL
-            raise ValueError(
-                f"y_true has {int(bad.sum())} label(s) >= {_MAX_EXP_LABEL} (first in "
-                f"query {data.first_qid(bad)!r}), whose exponential gain 2**label - 1 "
-                "overflows float64; use gain='linear' or a label -> gain mapping."
-            )
+        # Any finite label works: NDCG is computed scale-free, and a DCG or CG
+        # that overflows float64 is refused once computed (overflow_error).
         return
     if callable(gain):
         key, func = gain_column(gain)
@@ -103,7 +144,7 @@ def check_labels(data, gain, metric: str) -> None:
                 f"gain(s) (first in query {data.first_qid(bad)!r}); gains must be "
                 "finite and >= 0."
             )
-        data._columns[key] = values
+        data.column(key, lambda _: values)  # computed once: keep it
         return
     if isinstance(gain, Mapping) or _is_pairs(gain):
         table = dict(gain)
@@ -191,18 +232,44 @@ def discount_vector(discount, log_base: float, size: int) -> np.ndarray:
 # --------------------------------------------------------------------------
 
 
-def _gains(rank, p):
+def _gains(rank, p, scaled: bool = False):
     """Key and function of the gain column, its block made ready in ``rank``.
 
     The named gains are computed from the block's labels (no extra gather);
     mappings and callables are evaluated once on all labels and gathered.
+    With ``scaled`` (for ratios: NDCG), a query whose largest gain is outside
+    [2**-400, 2**400] has its gains divided by a power of two near it, which
+    changes no ratio and keeps every sum finite (labels >= 1024 included);
+    the other queries keep their gains bit for bit.
     """
     key, func = gain_column(p["gain"])
-    if isinstance(p["gain"], str):
-        rank.derived(key, func)
-    else:
-        rank.unranked(key, func)
+    named = isinstance(p["gain"], str)
+    plain = rank.derived if named else rank.unranked
+    if not scaled:
+        plain(key, func)
+        return key, func
+
+    def make():
+        if named and p["gain"] == "exponential":
+            return _exponential_scaled(rank.unranked(("label",), _identity))
+        return _rows_scaled(plain(key, func))
+
+    scaled_key = ("scaled", key)
+    if rank.cached(("needs", scaled_key), lambda: rank.column(scaled_key, make) is not None):
+        return scaled_key, None
+    plain(key, func)
     return key, func
+
+
+def _identity(x):
+    return x
+
+
+def _unit_scaled(d: np.ndarray) -> np.ndarray:
+    """Discounts divided by a power of two near their maximum if it is outside
+    [2**-400, 2**400] (changes no ratio, keeps sums finite)."""
+    out = _rows_scaled(d[None, :])
+    return d if out is None else out[0]
 
 
 def _rowdot(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -226,10 +293,12 @@ def _cut(rank, k) -> int:
     return rank.width if k is None else min(k, rank.width)
 
 
-def _discounted(rank, p, k):
-    key, func = _gains(rank, p)
+def _discounted(rank, p, k, scaled: bool = False):
+    key, func = _gains(rank, p, scaled)
     kk = _cut(rank, k)
     d = discount_vector(p["discount"], p["log_base"], kk)
+    if scaled:
+        d = _unit_scaled(d)
     dcg = _rowdot(rank.expected(key, func, kk), d)
     ideal = _ideal(rank, key, func)
     idcg = _rowdot(ideal[:, :kk], d)
@@ -248,7 +317,8 @@ def _dcg(rank, p, k):
 
 
 def _ndcg(rank, p, k):
-    dcg, idcg, empty = _discounted(rank, p, k)
+    # A ratio: computed scale-free, so any finite gains give the right number.
+    dcg, idcg, empty = _discounted(rank, p, k, scaled=True)
     empty = empty | (idcg <= 0)
     return np.divide(dcg, idcg, out=np.zeros_like(dcg), where=~empty), empty
 
@@ -260,10 +330,10 @@ def _flags(rank, key, func):
     """Make the block of a 0/1 column ready: ``func`` of the labels, times the
     judged mask (TREC mode: unjudged documents are neither relevant nor judged
     non-relevant)."""
-    if ("unranked", key) not in rank._cache:
-        flags = rank.derived(key, func)
-        if rank.data.judged is not None:
-            rank._cache[("unranked", key)] = flags * rank.judged
+    if rank.data.judged is None:
+        rank.derived(key, func)
+    else:
+        rank.column(key, lambda: rank.derived(("unmasked", key), func) * rank.judged)
     return key, func
 
 
@@ -326,8 +396,8 @@ def _precision_denominator(rank, p, k) -> np.ndarray:
     if k is None:
         return n.astype(np.float64)
     if p["capped"]:
-        return np.minimum(k, n).astype(np.float64)
-    return np.full(n.shape[0], float(k))
+        return np.minimum(min(k, rank.width), n).astype(np.float64)
+    return np.full(n.shape[0], float(k) if k < 2**1000 else math.inf)  # any int k
 
 
 def _precision(rank, p, k):
@@ -381,9 +451,8 @@ def _ap(rank, p, k):
     """Average precision: sum over relevant ranks r <= k of P@r, over R (or min(R, k))."""
     key, func = _relevance(rank, p)
     cut = _cut(rank, k)
-    cache_key = ("ap", key, cut, rank.ties)
-    total = rank._cache.get(cache_key)
-    if total is None:
+
+    def make():
         # The n-th relevant document, at rank r, adds P@r = n / r.
         rows, cols, first, _ = _flagged(rank, key, func)
         nth = np.arange(1, rows.shape[0] + 1) - first[rows]
@@ -399,9 +468,12 @@ def _ap(rank, p, k):
             both = np.divide(h * (h - 1), g * (g - 1), out=np.zeros_like(g), where=g > 1)
             terms = h / g * (above + 1) + (np.arange(cut) - a) * both
             total[rank.tie_rows] = _rowdot(terms, 1.0 / np.arange(1, cut + 1))
-        rank._cache[cache_key] = total
+        return total
+
+    total = rank.cached(("ap", key, cut, rank.ties), make)
     n_rel = _n_relevant(rank, p)
-    denominator = np.minimum(n_rel, k) if (p.get("capped") and k is not None) else n_rel
+    denominator = (np.minimum(n_rel, min(k, rank.width)) if (p.get("capped") and k is not None)
+                   else n_rel)
     empty = n_rel == 0
     return np.divide(total, denominator, out=np.zeros(n_rel.shape), where=~empty), empty
 
@@ -459,39 +531,42 @@ def _bpref(rank, p, k):
     (1 - min(|judged non-relevant above r|, R) / min(N, R))."""
     rows, above, n_nonrel = _non_relevant_above(rank, p)
     n_rel = _n_relevant(rank, p)
-    cap = n_rel[:, None]
-    denominator = np.minimum(n_nonrel, n_rel)[:, None]
-    penalty = np.divide(np.minimum(above, n_rel[rows]), denominator[rows, 0],
-                        out=np.zeros(above.shape), where=denominator[rows, 0] > 0)
+    denominator = np.minimum(n_nonrel, n_rel)
+    penalty = np.divide(np.minimum(above, n_rel[rows]), denominator[rows],
+                        out=np.zeros(above.shape), where=denominator[rows] > 0)
     total = _row_sums(rows, 1.0 - penalty, n_rel.shape[0])
     if rank.tied:
-        p_rel, before, j, g, h = _tie_non_relevant(rank, p)
-        tied = rank.tie_rows
-        expected_min = _expected_capped(before, j, g, h, cap[tied])
-        penalty = np.divide(expected_min, denominator[tied],
-                            out=np.zeros(expected_min.shape), where=denominator[tied] > 0)
-        total[tied] = (p_rel * (1.0 - penalty)).sum(axis=1)
+        total[rank.tie_rows] = _bpref_ties(rank, p, n_rel, denominator)
     empty = n_rel == 0
     return np.divide(total, n_rel, out=np.zeros(n_rel.shape), where=~empty), empty
 
 
-def _expected_capped(before, j, g, h, cap):
-    """E[min(before + C, cap)] for C ~ Hypergeometric(g - 1 members, g - h of
-    them non-relevant, j drawn), elementwise."""
-    from scipy.special import gammaln
+def _bpref_ties(rank, p, n_rel, denominator) -> np.ndarray:
+    """bpref's sum for the tie rows, in closed form per tie group, O(1) each.
 
-    def log_choose(n, m):
-        return gammaln(n + 1) - gammaln(m + 1) - gammaln(n - m + 1)
+    In a group with h relevant and n non-relevant members, below b judged
+    non-relevant documents (every document is judged in arrays), the sum over
+    its relevant members t of min(b + N_t, R), N_t the non-relevant members
+    above t, is sum_{y<R} #{t: b + N_t > y}. A relevant member precedes the
+    (z + 1)-th non-relevant one with probability (z + 1) / (n + 1) (its place
+    among the n + 1 is uniform), so E #{t: N_t > z} = h (n - z) / (n + 1) for
+    0 <= z < n, h for z < 0 and 0 for z >= n; summed over y = b + z:
 
-    out = np.zeros(before.shape)
-    for c in range(int(j.max()) + 1):
-        possible = (c <= j) & (c <= g - h) & (j - c <= h - 1)
-        with np.errstate(invalid="ignore", divide="ignore"):  # impossible cells: masked
-            log_p = (log_choose(np.maximum(g - h, c), c)
-                     + log_choose(np.maximum(h - 1, j - c), np.maximum(j - c, 0))
-                     - log_choose(np.maximum(g - 1, j), j))
-        out += np.where(possible, np.exp(log_p) * np.minimum(before + c, cap), 0.0)
-    return out
+        h min(b, R) + h (Z n - Z (Z - 1) / 2) / (n + 1),  Z = clip(R - b, 0, n).
+    """
+    key, func = _relevance(rank, p)
+    rows, a, size = rank.tie_group_list(rank.width)
+    _, _, csum = rank.tie_sums(key, func, rank.width)
+    above = csum[rows, a]
+    h = csum[rows, a + size] - above
+    n = size - h
+    b = a - above
+    cap = n_rel[rank.tie_rows][rows]
+    z = np.clip(cap - b, 0, n)
+    expected = h * np.minimum(b, cap) + h * (z * n - z * (z - 1) / 2) / (n + 1)
+    den = denominator[rank.tie_rows][rows]
+    penalty = np.divide(expected, den, out=np.zeros(expected.shape), where=den > 0)
+    return np.bincount(rows, weights=h - penalty, minlength=rank.tie_rows.shape[0])
 
 
 # -- cascades: ERR, reciprocal rank, hit rate -------------------------------------
@@ -502,12 +577,8 @@ def _cascade(rank, key, func, weights) -> np.ndarray:
 
     A user scans the ranking and stops at each document with probability
     ``func(label)`` (ERR's cascade; for binary flags, at the first relevant
-    document). Under ``ties="average"`` the value is the exact expectation over
-    the orderings of tied documents: within a tie group, the probability of
-    going on past its first j members is the mean, over the j-subsets of the
-    group, of the product of their continue probabilities, which the
-    recurrence in :func:`_subset_means` gives, and P(stop at the j-th member)
-    is the difference of two such probabilities.
+    document). Under ``ties="average"`` the value is the exact expectation
+    over the orderings of tied documents (:func:`~._ties.cascade_ties`).
     """
     cut = weights.shape[0]
     stop = rank.ranked(key, func, cut)
@@ -515,60 +586,8 @@ def _cascade(rank, key, func, weights) -> np.ndarray:
     np.cumprod(1.0 - stop[:, :-1], axis=1, out=reach[:, 1:])
     value = _rowdot(stop * reach, weights)
     if rank.tied:
-        value[rank.tie_rows] = _cascade_ties(rank, key, func, weights)
+        value[rank.tie_rows] = cascade_ties(rank, key, func, weights)
     return value
-
-
-def _cascade_ties(rank, key, func, weights) -> np.ndarray:
-    rows = rank.tie_rows
-    cut = weights.shape[0]
-    gstart, gend, stop = rank.tie_values(key, func, cut)
-    go_on = 1.0 - stop
-    span = go_on.shape[1]
-    reach = np.ones((rows.shape[0], span + 1))
-    np.cumprod(go_on, axis=1, out=reach[:, 1:])
-    reach_group = np.take_along_axis(reach, gstart, axis=1)  # order-free: whole groups above
-    cols = np.arange(cut)
-    is_start = gstart == cols
-    g_row, g_col = np.nonzero(is_start)
-    sizes = gend[g_row, g_col] - g_col + 1
-    group_of = np.cumsum(is_start.ravel()).reshape(is_start.shape) - 1
-    j = cols - gstart  # 0-based position within the group
-    stop_at = np.empty(gstart.shape)
-    for members in _size_classes(sizes):
-        size = int(sizes[members].max())
-        depth = min(size, cut)
-        positions = np.minimum(g_col[members][:, None] + np.arange(size), span - 1)
-        means = _subset_means(go_on[g_row[members][:, None], positions], sizes[members], depth)
-        cells = np.isin(group_of, members)
-        local = np.searchsorted(members, group_of[cells])
-        jj = j[cells]
-        stop_at[cells] = means[local, jj] - means[local, jj + 1]
-    return _rowdot(reach_group * stop_at, weights)
-
-
-def _size_classes(sizes: np.ndarray):
-    """Group indices split by size, up to powers of two (bounded padding)."""
-    bucket = np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.intp)
-    for b in np.unique(bucket):
-        yield np.flatnonzero(bucket == b)
-
-
-def _subset_means(x: np.ndarray, sizes: np.ndarray, depth: int) -> np.ndarray:
-    """M[i, t]: mean over the t-subsets of the first ``sizes[i]`` values of row
-    i of ``x`` of the product of the subset, for t = 0..depth.
-
-    Adding a value v to a set of s values: M'_t = ((s + 1 - t) M_t + t v M_{t-1})
-    / (s + 1), a convex combination of non-negative terms (numerically stable).
-    """
-    means = np.zeros((x.shape[0], depth + 1))
-    means[:, 0] = 1.0
-    t = np.arange(1, depth + 1)
-    for s in range(x.shape[1]):
-        active = sizes > s
-        new = ((s + 1 - t) * means[:, 1:] + t * x[:, s:s + 1] * means[:, :-1]) / (s + 1)
-        means[active, 1:] = np.maximum(new[active], 0.0)
-    return means
 
 
 def _binary_cascade(rank, p, k, weights_of):
@@ -580,7 +599,7 @@ def _binary_cascade(rank, p, k, weights_of):
     first = np.argmax(rel, axis=1)
     value = np.where(rel[np.arange(rel.shape[0]), first] > 0, weights[first], 0.0)
     if rank.tied:
-        value[rank.tie_rows] = _cascade_ties(rank, key, func, weights)
+        value[rank.tie_rows] = cascade_ties(rank, key, func, weights)
     return value, _n_relevant(rank, p) == 0
 
 
@@ -592,15 +611,30 @@ def _reciprocal_rank(rank, p, k):
     return _binary_cascade(rank, p, k, lambda cut: 1.0 / np.arange(1, cut + 1))
 
 
+def stop_probability(labels, max_grade: float) -> np.ndarray:
+    """ERR's (2**l - 1) / 2**max_grade for 0 <= l <= max_grade, without overflow.
+
+    Computed as 2**(l - m) - 2**-m (exact for integer grades below 2**53) or,
+    for l < 1, as 2**(l - m) (1 - 2**-l) (no cancellation); any max_grade works
+    (a probability below 2**-1074 is 0).
+    """
+    labels = np.asarray(labels, dtype=np.float64)
+    head = np.exp2(labels - max_grade)
+    out = head - np.exp2(-max_grade)
+    low = (labels > 0) & (labels < 1)  # (label 0 gives exactly 0 above)
+    if low.any():
+        out[low] = head[low] * -np.expm1(-labels[low] * _LN2)
+    return out
+
+
 def _err(rank, p, k):
     max_grade = p["max_grade"]
     key = ("err", max_grade)
-    gains = rank.derived(*gain_column("exponential"))
 
     def func(labels):
-        return (np.exp2(labels) - 1.0) / 2.0**max_grade
+        return stop_probability(labels, max_grade)
 
-    rank._cache.setdefault(("unranked", key), gains * 2.0**-max_grade)
+    rank.derived(key, func)
     cut = _cut(rank, k)
     value = _cascade(rank, key, func, 1.0 / np.arange(1, cut + 1))
     positive = rank.derived(("positive",), lambda labels: (labels > 0).astype(np.float64))

@@ -15,6 +15,7 @@ import numpy as np
 from ._engine import _scalar, iter_rankings, prepare
 from ._evaluation import Evaluation
 from ._kernels import check_grades, check_labels, gain_column
+from ._numeric import scaled_mean
 from ._registry import MetricSpec, _build, _closest, expand_metrics, validate_options
 
 __all__ = [
@@ -104,14 +105,34 @@ def _per_query(data, todo: dict) -> tuple[dict, dict]:
     values = {key: np.empty(m) for key in todo}
     empty = {key: np.empty(m, dtype=bool) for key in todo}
     policies = sorted({p["ties"] for _, p in todo.values()})
-    for block in iter_rankings(data, policies):
-        for key, (spec, p) in todo.items():
-            rank = block[p["ties"]]
-            v, e = spec.info.kernel(rank, p, spec.k)
-            values[key][rank.segments] = v
-            empty[key][rank.segments] = e
-    return ({k: data.to_query_order(v) for k, v in values.items()},
-            {k: data.to_query_order(e) for k, e in empty.items()})
+    # Kernels may overflow only where the metric's value itself does (a DCG
+    # beyond float64): that is reported below, not as NumPy warnings.
+    with np.errstate(over="ignore", invalid="ignore"):
+        for block in iter_rankings(data, policies):
+            for key, (spec, p) in todo.items():
+                rank = block[p["ties"]]
+                v, e = spec.info.kernel(rank, p, spec.k)
+                values[key][rank.segments] = v
+                empty[key][rank.segments] = e
+    values = {k: data.to_query_order(v) for k, v in values.items()}
+    for key, v in values.items():
+        _check_overflow(key, v, data)
+    return values, {k: data.to_query_order(e) for k, e in empty.items()}
+
+
+def _check_overflow(key: str, values: np.ndarray, data) -> None:
+    """Refuse a metric value beyond float64 (DESIGN §8: the right number or an error)."""
+    bad = ~np.isfinite(values)
+    if not bad.any():
+        return
+    first = _scalar(data.qids[np.flatnonzero(bad)[0]])
+    raise ValueError(
+        f"{key} of {int(bad.sum())} quer{'y' if bad.sum() == 1 else 'ies'} (first: query "
+        f"{first!r}) exceeds float64 (about 1.8e308): the gains of y_true (highest label "
+        f"{data.labels.max():g}) or the discounts are too large. NDCG, a ratio, is computed "
+        "scale-free; for this metric use smaller gains (gain='linear' or a label -> gain "
+        "mapping) or rescale y_true."
+    )
 
 
 def _finish_all(qids, values: dict, empty: dict, weights, todo: dict) -> Evaluation:
@@ -161,8 +182,8 @@ def _finish(key, spec, policy, values, empty, qids, weights):
     if policy == "nan" and n_empty:
         return values, float("nan"), n_empty
     counted = ~np.isnan(values)
-    total = counted.sum() if weights is None else weights[counted].sum()
-    if total == 0:
+    w = None if weights is None else weights[counted]
+    if not (counted.any() if w is None else (w > 0).any()):
         warnings.warn(
             f"{key} is undefined: no query is counted (all {n_empty} queries have no "
             "relevant document and empty='skip', or their weights are zero); "
@@ -170,11 +191,10 @@ def _finish(key, spec, policy, values, empty, qids, weights):
         return values, float("nan"), n_empty
     v = values[counted]
     if spec.info.aggregate == "geometric":
-        v = np.log(np.maximum(v, GEOMETRIC_FLOOR))
-    mean = v.sum() / total if weights is None else (v * weights[counted]).sum() / total
-    if spec.info.aggregate == "geometric":
-        mean = np.exp(mean)
-    return values, float(mean), n_empty
+        mean = float(np.exp(scaled_mean(np.log(np.maximum(v, GEOMETRIC_FLOOR)), w)))
+    else:
+        mean = scaled_mean(v, w)
+    return values, mean, n_empty
 
 
 def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10",), sample_weight=None,
@@ -250,7 +270,9 @@ _DATA_DOC = """\
     y_true : array-like of shape (n_rows,) or (n_queries, n_docs)
         Graded relevance labels, >= 0.
     y_score : array-like of the same shape as ``y_true``
-        Predicted scores; documents are ranked by decreasing score.
+        Predicted scores; documents are ranked by decreasing score. Scores
+        are ranked as the numbers they are: integers beyond 2**53 (2**60 and
+        2**60 + 1 do not tie), Python ints of any size, fractions, decimals.
     qid : array-like of shape (n_rows,), default=None
         Query id of each row (int, str, object or pandas Series; rows in any
         order). Required for 1-D input; None for the 2-D layout of
@@ -329,18 +351,20 @@ _ERRORS_DOC = """\
     Raises
     ------
     ValueError
-        For NaN or infinite scores or labels, negative labels, labels whose
-        exponential gain overflows (>= 1024), mismatched lengths, 1-D input
+        For NaN or infinite scores or labels, negative labels, a value
+        beyond float64 (a DCG or CG above about 1.8e308; NDCG and ERR are
+        computed scale-free and never overflow), mismatched lengths, 1-D input
         without ``qid``, 2-D input with ``qid``, empty input, ``k < 1`` or an
         unknown option value; the message names the argument, the number of
         bad values and the first query concerned."""
 
 
 def _doc(func):
-    func.__doc__ = func.__doc__.format(
-        data=_DATA_DOC, k=_K_DOC, gain=_GAIN_DOC, discount=_DISCOUNT_DOC, options=_OPTIONS_DOC,
-        threshold=_THRESHOLD_DOC, capped=_CAPPED_DOC, returns=_RETURNS_DOC,
-        errors=_ERRORS_DOC)
+    if func.__doc__:  # None under python -OO
+        func.__doc__ = func.__doc__.format(
+            data=_DATA_DOC, k=_K_DOC, gain=_GAIN_DOC, discount=_DISCOUNT_DOC,
+            options=_OPTIONS_DOC, threshold=_THRESHOLD_DOC, capped=_CAPPED_DOC,
+            returns=_RETURNS_DOC, errors=_ERRORS_DOC)
     return func
 
 
@@ -453,6 +477,12 @@ def ndcg_score(y_true, y_score, *, qid=None, k=None, gain=None, discount="log2",
     by decreasing gain. A query whose IDCG is 0 has no relevant document; its
     value is set by ``empty``. Every query counts once (weighted by its
     ``sample_weight``), whatever its length. Spec: ``"ndcg@k"``.
+
+    NDCG is a ratio, so it is computed scale-free: a query whose largest gain
+    (or the largest discount) lies outside [2**-400, 2**400] has its gains
+    divided by a power of two near it (exact). Any finite gain works,
+    exponential gains of labels >= 1024 included, where DCG and CG, whose
+    values would exceed float64, raise a ValueError.
 
     What "NDCG@10" means differs between libraries; ``convention`` reproduces
     them exactly: scikit-learn uses linear gain and tie averaging, LightGBM and
@@ -636,7 +666,9 @@ def hit_rate_score(y_true, y_score, *, qid=None, k=None, threshold=1, ties=None,
     hit_rate@k = 1 if any of the top k documents is relevant, else 0
     (trec_eval's ``success_k``). Under ``ties="average"`` a tie group straddling
     k contributes the probability that one of its relevant documents lands in
-    the top k. Spec: ``"hit_rate@k"`` (alias ``success``).
+    the top k, 1 - C(g - h, m) / C(g, m) for m of its g places in the top k
+    and h relevant members: O(min(g, k)) per group. Spec: ``"hit_rate@k"``
+    (alias ``success``).
 
     Examples
     --------
@@ -795,7 +827,11 @@ def mean_reciprocal_rank_score(y_true, y_score, *, qid=None, k=None, threshold=1
     -----
     RR@k = 1 / r for the rank r of the first relevant document if r <= k, else
     0 (trec_eval's ``recip_rank``). Under ``ties="average"`` it is the exact
-    expectation over tie orderings. Spec: ``"mrr@k"``, ``"mrr"`` (alias ``rr``).
+    expectation over tie orderings: only the first tie group with a relevant
+    document counts, its first relevant member at position j with probability
+    (h / g) prod_{{i<j}} (g - h - i) / (g - 1 - i), summed in O(min(g, k)) and
+    cut where the rest is provably below 2**-54 of the value. Spec:
+    ``"mrr@k"``, ``"mrr"`` (alias ``rr``).
 
     Examples
     --------
@@ -835,8 +871,21 @@ def expected_reciprocal_rank_score(y_true, y_score, *, qid=None, k=None, max_gra
     A user scans the ranking and stops at rank r with probability
     R_r = (2**l_r - 1) / 2**max_grade:
     ERR@k = sum over r <= k of (1/r) R_r prod_{{i<r}} (1 - R_i). A query whose
-    labels are all 0 is empty. Under ``ties="average"`` the value is the exact
-    expectation over tie orderings. Spec: ``"err@k"``.
+    labels are all 0 is empty. R_r is computed as 2**(l_r - max_grade) -
+    2**-max_grade, so any ``max_grade`` works (a probability below 2**-1074
+    is 0). Spec: ``"err@k"``.
+
+    Under ``ties="average"`` the value is the expectation over tie orderings,
+    computed per tie group from its p documents with a positive stop
+    probability and the law of their positions (documents with R = 0 only
+    shift them), in O(p D + D Y) for a group: D <= min(p, k - a) is the
+    number of those documents the user can reach, a the group's first rank,
+    and Y <= min(group size, k - a) the positions looked at. Both are cut where
+    the mass left is provably below 2**-54 of the query's value (exact to
+    float64 precision). With integer grades and the default max_grade=4, D
+    stays below a few hundred whatever the group size; stop probabilities
+    close to 0 (large max_grade, fractional grades) make D grow like 40 / R,
+    up to O(g min(g, k)) for a group of g documents.
 
     References
     ----------
@@ -926,7 +975,9 @@ def bpref_score(y_true, y_score, *, qid=None, threshold=1, ties=None, empty=None
     above d counts only when N > 0). Unjudged documents are skipped, which
     matters for TREC runs (:func:`~sklearn_rank.trec.evaluate_run`); in arrays
     every document is judged. Under ``ties="average"`` the value is the exact
-    expectation over tie orderings. Spec: ``"bpref"``.
+    expectation over tie orderings, in closed form per tie group (O(1) each:
+    a relevant member has each number 0..n of the group's n non-relevant
+    members above it with probability 1 / (n + 1)). Spec: ``"bpref"``.
 
     References
     ----------

@@ -1,0 +1,259 @@
+"""Cascade metrics (ERR, reciprocal rank, hit rate) averaged over tie orderings.
+
+A user scans a ranking and stops at each document with its stop probability
+R (ERR: (2**l - 1) / 2**max_grade; reciprocal rank and hit rate: 1 for a
+relevant document, else 0); a stop at rank r earns ``weights[r - 1]``.
+Under ``ties="average"`` the value is the exact expectation over the uniformly
+random orders of every tie group (McSherry & Najork, 2008). Groups are
+independent: a group starting at 0-based rank ``a`` is reached with the
+product ``rho`` of the continue probabilities 1 - R of every document above
+it, whatever their order. Within a group of ``g`` documents, ``p`` of them
+with R > 0 ("positives") and ``z = g - p`` with R = 0 (which only shift
+positions):
+
+* the positives, in a uniformly random order among themselves, give
+  ``S[i]``, the probability that the cascade stops at the i-th positive
+  (0-based), and ``M[i]``, that it reaches it (the mean over the i-subsets of
+  the positives of the product of their continue probabilities). A recurrence
+  over levels i, each one running sum over the positives, gives both from
+  sums of non-negative terms only (no cancellation, unlike M[i] - M[i + 1]);
+* independently, the i-th positive sits at group position ``i + y`` with ``y``
+  zeros before it, with probability ``P_i(y) = C(i + y, i) C(z - y + p - 1 - i,
+  p - 1 - i) / C(g, p)``; ``P_0(y) = (p / g) prod_{u<y} (z - u) / (g - 1 - u)``
+  and ``P_{i+1}(y) / P_i(y) = (i + 1 + y)(p - 1 - i) / ((i + 1)(z - y + p - 1 - i))``;
+
+and the group adds ``rho * sum_i S[i] * sum_y P_i(y) * weights[a + i + y]``.
+
+Cost, per group: O(p * D) for the levels and O(D * Y) for the positions,
+where D <= min(p, k - a) is the number of levels and Y <= min(z + 1, k - a)
+the number of zero counts y that are looked at. Both are cut where the mass
+left is provably below 2**-54 of the query's value (so the value is exact to
+float64 resolution; see :func:`_levels` and :func:`_window`): for binary stop
+probabilities D = 1 and the cost is O(min(g, k - a)); for ERR with the default
+max_grade=4 and integer labels D stays below a few hundred whatever the group
+size. Stop probabilities close to 0 (large ``max_grade``, fractional labels)
+make D grow like 40 / R: the cost then approaches O(g * min(g, k - a)).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["cascade_ties"]
+
+# Relative share of the query's value that each truncation may leave out, per
+# group (two truncations per group: their sum stays below 2**-54 of the value).
+_BUDGET = 2.0**-55
+
+
+def cascade_ties(rank, key, func, weights: np.ndarray) -> np.ndarray:
+    """Expected cascade value of each tie row of ``rank`` (see module docs).
+
+    ``func`` maps labels to stop probabilities in [0, 1]; ``weights[r]`` is
+    the gain of a stop at 0-based rank r < len(weights), non-increasing.
+    """
+    cut = weights.shape[0]
+    _, gend, stop = rank.tie_values(key, func, cut)
+    rows, a, size = rank.tie_group_list(cut)
+    n_rows, span = stop.shape
+    # Reach of each group: the continue probabilities of the ranks above it.
+    reach = np.ones((n_rows, span + 1))
+    np.cumprod(1.0 - stop, axis=1, out=reach[:, 1:])
+    rho = reach[rows, a]
+    # The positives of every group, group by group (cells in row-major order).
+    flat = np.flatnonzero(stop > 0)
+    flat = flat[flat % span <= gend[flat // span, -1]]  # not past the last group
+    pos_value = stop.ravel()[flat]
+    pos_group = np.searchsorted(rows * span + a, flat, side="right") - 1
+    p = np.bincount(pos_group, minlength=rows.shape[0])
+    inside = np.minimum(size, cut - a)  # group positions that rank within the cut
+    live = (p > 0) & (rho > 0)
+
+    # Lower bound of each row's value: the first positive of each group lands
+    # first with probability p / g (weights are positive before the cut).
+    first_stop = np.bincount(pos_group, weights=pos_value, minlength=rows.shape[0])
+    low = np.bincount(rows, weights=np.where(live, rho * first_stop / size * weights[a], 0.0),
+                      minlength=n_rows)
+    n_live = np.bincount(rows, weights=live, minlength=n_rows)
+    budget = _BUDGET * low[rows] / np.maximum(n_live[rows], 1)
+
+    which = np.flatnonzero(live)
+    if not which.shape[0]:
+        return np.zeros(n_rows)
+    if (pos_value == 1).all():  # binary stops: the first positive ends the cascade
+        stops, depth = np.ones((which.shape[0], 1)), np.ones(which.shape[0], dtype=np.intp)
+    else:
+        stops, depth = _all_levels(pos_value, p, a, inside, rho, budget, weights, which)
+    total = np.zeros(rows.shape[0])
+    total[which] = _positions(stops, depth, p[which], size[which], a[which], inside[which],
+                              rho[which], budget[which], weights)
+    return np.bincount(rows, weights=rho * total, minlength=n_rows)
+
+
+def _all_levels(pos_value, p, a, inside, rho, budget, weights, which):
+    """:func:`_levels` for the groups ``which``, by classes of similar p:
+    (S of shape (len(which), max D), D per group)."""
+    offsets = np.concatenate(([0], np.cumsum(p)))
+    parts = []
+    for members in _classes(p[which]):
+        parts.append((members, *_levels(pos_value, offsets, which[members], p, a, inside, rho,
+                                        budget, weights)))
+    depth = np.zeros(which.shape[0], dtype=np.intp)
+    stops = np.zeros((which.shape[0], max(int(d.max()) for _, _, d in parts)))
+    for members, s, d in parts:
+        width = int(d.max())
+        stops[members, :width] = s[:, :width]
+        depth[members] = d
+    return stops, depth
+
+
+def _classes(sizes: np.ndarray):
+    """Indices of ``sizes`` (>= 1) split by size up to powers of two (bounded
+    padding; sizes up to 16 together: fewer, larger NumPy calls)."""
+    bucket = np.maximum(np.ceil(np.log2(sizes)), 4).astype(np.intp)
+    if (bucket == bucket[0]).all():
+        yield np.arange(sizes.shape[0])
+        return
+    for b in np.unique(bucket):
+        yield np.flatnonzero(bucket == b)
+
+
+def _levels(pos_value, offsets, members, p_all, a_all, inside_all, rho_all, budget_all,
+            weights):
+    """Stop probabilities S[i] of the positives' cascade for the groups ``members``.
+
+    With E_i[s] the mean over the i-subsets of all p positives of the product
+    of continue probabilities c restricted to the first s positives (the
+    i-subsets inside that prefix, normalised by C(p, i)), and F_i[s] the same
+    for the (i + 1)-subsets inside the prefix with one member marked as the
+    stop (R of the marked one times c of the others, normalised by
+    (p - i) C(p, i)):
+
+        E_i[s] = i / (p - i + 1) * sum_{u<=s} c_u E_{i-1}[u - 1]
+        F_i[s] = 1 / (p - i) * sum_{u<=s} (i c_u F_{i-1}[u - 1] + R_u E_i[u - 1])
+
+    M[i] = E_i[p] and S[i] = F_i[p]. Level i is skipped, and the group's
+    levels end, when the positives from the i-th on can no longer add more
+    than the group's budget: they stop at ranks >= a + i, so they add at most
+    rho * M[i] * weights[a + i]. Returns (S of shape (n, D), D per group).
+    """
+    p = p_all[members]
+    width = int(p.max())
+    cols = np.arange(width)
+    counts = np.minimum(p, inside_all[members])  # positives that can rank inside the cut
+    where = offsets[members][:, None] + np.minimum(cols, p[:, None] - 1)
+    filled = cols < p[:, None]
+    r = np.where(filled, pos_value[where], 0.0)
+    c = np.where(filled, 1.0 - r, 0.0)  # padding: neither continues nor stops
+    n_levels = int(counts.max())
+    stops = np.zeros((members.shape[0], n_levels))
+    depth = np.zeros(members.shape[0], dtype=np.intp)
+    left = np.arange(members.shape[0])  # groups still computing, as rows of c, r, e, f
+    e = np.ones((members.shape[0], width + 1))
+    f = None
+    for i in range(n_levels):
+        if i:
+            grow = np.empty_like(e)
+            grow[:, 0] = 0.0
+            np.cumsum(c * e[:, :-1], axis=1, out=grow[:, 1:])
+            grow *= (i / np.maximum(p[left] - i + 1, 1))[:, None]
+            g = members[left]
+            rank_i = a_all[g] + i
+            bound = rho_all[g] * grow[:, -1] * np.where(
+                rank_i < weights.shape[0], weights[np.minimum(rank_i, weights.shape[0] - 1)],
+                0.0)
+            keep = (i < counts[left]) & (bound > budget_all[g])
+            if not keep.all():
+                left, c, r, grow, f = left[keep], c[keep], r[keep], grow[keep], f[keep]
+                if not left.shape[0]:
+                    break
+            e = grow
+        terms = r * e[:, :-1]
+        if i:
+            terms += i * c * f[:, :-1]
+        f = np.empty_like(e)
+        f[:, 0] = 0.0
+        np.cumsum(terms, axis=1, out=f[:, 1:])
+        f /= np.maximum(p[left] - i, 1)[:, None]
+        stops[left, i] = f[:, -1]
+        depth[left] = i + 1
+    return stops, depth
+
+
+def _window(depth, p, size, a, rho, budget, weights) -> np.ndarray:
+    """How many zero counts y = 0..Y-1 to look at, per group.
+
+    The positives 0..D-1 sit beyond their first ``Y`` zero counts with
+    probability at most P(Z_{D-1} >= Y) = P(X <= D - 1), X the positives among
+    the first n = D - 1 + Y positions. Hoeffding's inequality, which holds for
+    sampling without replacement (Hoeffding, 1963, §6), bounds it by
+    exp(-2 (n q - D + 1)**2 / n) with q = p / g; the positions left out add at
+    most rho * weights[a] * that bound, kept below the group's budget.
+    """
+    q = p / size
+    with np.errstate(divide="ignore"):
+        log_inv = np.log(rho * weights[a]) - np.log(budget)
+    half = np.maximum(np.nan_to_num(log_inv, posinf=np.inf), 0.0) / 2.0
+    root = (np.sqrt(half) + np.sqrt(half + 4.0 * q * (depth - 1))) / (2.0 * q)
+    with np.errstate(over="ignore", invalid="ignore"):
+        n = np.ceil(root * root)
+    return np.where(np.isfinite(n), np.clip(n - (depth - 1), 1.0, 2.0**62), 2.0**62)
+
+
+def _positions(stops, depth, p, size, a, inside, rho, budget, weights) -> np.ndarray:
+    """sum_i S[i] sum_y P_i(y) weights[a + i + y] for each group (see module docs)."""
+    z = size - p
+    span = np.minimum(np.minimum(z + 1, inside), _window(depth, p, size, a, rho, budget,
+                                                          weights)).astype(np.intp)
+    out = np.zeros(p.shape[0])
+    for members in _classes(span):
+        out[members] = _positions_block(stops[members], depth[members], p[members],
+                                        z[members], size[members], a[members],
+                                        inside[members], span[members], weights)
+    return out
+
+
+def _positions_block(stops, depth, p, z, size, a, inside, span, weights) -> np.ndarray:
+    width = int(span.max())
+    y = np.arange(width)
+    use = y < span[:, None]
+    # P_0(y) = (p / g) prod_{u<y} (z - u) / (g - 1 - u), as mantissa * 2**exponent.
+    ratio = np.where(use, (z[:, None] - y + 1) / np.maximum(size[:, None] - y, 1), 1.0)
+    ratio[:, 0] = p / size
+    mant, expo = _scaled_cumprod(ratio)
+    mant[~use] = 0.0
+    n_weights = weights.shape[0]
+    total = np.zeros(p.shape[0])
+    for i in range(int(depth.max())):
+        if i:
+            step = ((i + y) * (p[:, None] - i)) / (
+                i * np.maximum(z[:, None] - y + p[:, None] - i, 1))
+            mant *= np.where(use, step, 0.0)
+            mant, more = np.frexp(mant)
+            expo += more
+        rank_of = a[:, None] + i + y
+        at = np.where((rank_of < a[:, None] + inside[:, None]) & use,
+                      weights[np.minimum(rank_of, n_weights - 1)], 0.0)
+        w_i = (np.ldexp(mant, expo) * at).sum(axis=1)
+        total += np.where(i < depth, stops[:, i] * w_i, 0.0)
+    return total
+
+
+def _scaled_cumprod(ratio: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Running products along axis 1 as ``mantissa * 2**exponent`` (no
+    underflow): products of chunks short enough not to underflow, renormalised
+    between chunks."""
+    n, width = ratio.shape
+    mant = np.empty_like(ratio)
+    expo = np.zeros(ratio.shape, dtype=np.int64)
+    smallest = ratio[ratio > 0].min() if (ratio > 0).any() else 1.0
+    step = max(1, int(900 // max(1.0, -np.log2(smallest))))
+    carry_m, carry_e = np.ones(n), np.zeros(n, dtype=np.int64)
+    for lo in range(0, width, step):
+        hi = min(lo + step, width)
+        block = np.cumprod(ratio[:, lo:hi], axis=1) * carry_m[:, None]
+        m, e = np.frexp(block)
+        mant[:, lo:hi] = m
+        expo[:, lo:hi] = e + carry_e[:, None]
+        carry_m, carry_e = m[:, -1], expo[:, hi - 1]
+    return mant, expo
