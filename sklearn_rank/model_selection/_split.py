@@ -27,15 +27,17 @@ def _codes(splitter, X, groups, qid) -> np.ndarray:
         ids = frame_qid(X)
     if ids is None:
         raise missing_qid_error(f"{type(splitter).__name__}.split", splitter=True)
+    name = "groups" if qid is None and groups is not None else "qid"
+    # Validated as given (a list is not handed to NumPy, which would merge
+    # 1 and "1" or b"a" and "a"): see metrics._qid.
+    codes = query_codes(ids, name)[1]
     n_rows = None if X is None else _n_rows(X)
-    ids = np.asarray(ids) if not isinstance(ids, list) else ids
-    if n_rows is not None and len(ids) != n_rows:
+    if n_rows is not None and codes.shape[0] != n_rows:
         raise ValueError(
-            f"{type(splitter).__name__}.split: X has {n_rows} rows but "
-            f"{'qid' if qid is not None else 'groups'} has {len(ids)} values; pass one "
-            "query id per row."
+            f"{type(splitter).__name__}.split: X has {n_rows} rows but {name} has "
+            f"{codes.shape[0]} values; pass one query id per row."
         )
-    return query_codes(ids, "qid" if qid is not None else "groups")[1]
+    return codes
 
 
 def _n_rows(X) -> int:
