@@ -166,9 +166,13 @@ def _check_finite(arr: np.ndarray, name: str, row_qid) -> None:
 
 
 def _qid_array(qid, name: str = "qid") -> np.ndarray:
-    """Validated query ids as an array of the ids themselves (see :mod:`._qid`)."""
+    """Validated query ids as an array of the ids themselves (see :mod:`._qid`).
+
+    Ids coded against their sorted values come back as Python objects: one
+    reference per row, never one fixed-width copy of a long id per row.
+    """
     q, labels = qid_values(qid, name)
-    return q if labels is None else labels[q]
+    return q if labels is None else labels.astype(object)[q]
 
 
 def _hash_strings(q: np.ndarray) -> np.ndarray:
@@ -367,6 +371,19 @@ def _group(q: np.ndarray):
     return order, np.concatenate(([0], np.cumsum(rows_per_query)[:-1])), None, qids
 
 
+class _RowIds:
+    """The query id of each row, looked up in the sorted ids when asked (for
+    messages) rather than copied out for every row."""
+
+    __slots__ = ("codes", "labels")
+
+    def __init__(self, codes: np.ndarray, labels: np.ndarray):
+        self.codes, self.labels = codes, labels
+
+    def __getitem__(self, row):
+        return self.labels[self.codes[row]]
+
+
 def query_codes(qid, name: str = "qid") -> tuple[np.ndarray, np.ndarray]:
     """Validated query ids: the sorted unique ids and the code of every row."""
     q, labels = qid_values(qid, name)
@@ -455,7 +472,7 @@ def prepare(y_true, y_score, qid=None, sample_weight=None) -> Data:
             raise ValueError("y_true, y_score and qid are empty; pass at least one row.")
         grouping = None
         if id_labels is not None:  # q holds ranks among the sorted ids
-            q_codes, q = q, id_labels[q]
+            q_codes, q = q, _RowIds(q, id_labels)
         row_qid = q.__getitem__
         query_qid = None
 

@@ -7,14 +7,19 @@ one type. Ids are validated here, once, for every public entry that takes
 * NumPy arrays of a native dtype (int, uint, bool, float, complex, datetime64,
   timedelta64, fixed-width str or bytes) are grouped as they are: their
   values are what NumPy compares. Missing values (NaN, NaT) are refused.
-* Python sequences and object arrays (pandas, polars and pyarrow columns come
-  as object arrays of Python values) must hold ids of one type. Numbers,
-  bools, datetime64 and timedelta64 values become native arrays; everything
-  else (str, bytes, tuples, Decimal, big ints, ...) is grouped by Python
-  equality through a dict, never converted to a fixed-width NumPy string
-  (``np.asarray(["a", "a\\x00"])`` merges the two ids, ``np.asarray(["a",
-  b"a"])`` too, and the padding to the longest id costs rows x longest x 4
-  bytes). Memory stays proportional to the ids themselves.
+* pandas string and categorical columns, pyarrow and polars string or binary
+  columns are coded by their own library (pandas' hash tables, Arrow's
+  ``dictionary_encode``: exact for strings and bytes), see
+  :mod:`._qid_columns`.
+* Python sequences and object arrays (other pandas columns come as object
+  arrays of Python values) must hold ids of one type. Numbers, bools,
+  datetime64 and timedelta64 values become native arrays; everything else
+  (str, bytes, tuples, Decimal, big ints, ...) is grouped by Python equality
+  (a dict, or pandas' hash table for str and bytes when pandas is loaded),
+  never converted to a fixed-width NumPy string: ``np.asarray(["a",
+  "a\\x00"])`` merges the two ids, ``np.asarray(["a", b"a"])`` too, and the
+  padding to the longest id costs rows x longest x 4 bytes. Memory stays
+  proportional to the ids themselves.
 
 Mixed types (``1`` and ``1.0``, ``True`` and ``1``, ``"a"`` and ``b"a"``),
 missing values (None, NaN, NaT, ``pd.NA``), unhashable values and ids that
@@ -26,9 +31,12 @@ reported sorted, so they must be sortable.
 from __future__ import annotations
 
 import reprlib
+import sys
 from decimal import Decimal
 
 import numpy as np
+
+from ._qid_columns import column_codes
 
 __all__ = ["concatenate_ids", "id_kind", "qid_values"]
 
@@ -94,11 +102,19 @@ def id_kind(q: np.ndarray):
 def concatenate_ids(arrays) -> np.ndarray:
     """Concatenate validated id arrays without changing which ids are equal.
 
-    NumPy promotes int64 with uint64 to float64 (merging 2**63 and 2**63 + 1):
-    arrays of different dtype kinds are joined as Python objects instead.
+    NumPy promotes int64 with uint64 to float64 (merging 2**63 and 2**63 + 1),
+    and pads fixed-width strings to the widest array: arrays of different
+    dtype kinds, or strings that padding would blow up, are joined as Python
+    objects instead.
     """
-    if len({a.dtype.kind for a in arrays}) <= 1:
-        return np.concatenate(arrays)
+    kinds = {a.dtype.kind for a in arrays}
+    if len(kinds) == 1:
+        if kinds.pop() not in "US" or len({a.dtype for a in arrays}) == 1:
+            return np.concatenate(arrays)
+        n = sum(a.shape[0] for a in arrays)
+        width = max(a.dtype.itemsize for a in arrays)
+        if n * width <= 2 * sum(a.nbytes for a in arrays) + 64 * n:
+            return np.concatenate(arrays)
     return np.concatenate([a.astype(object) for a in arrays])
 
 
@@ -116,10 +132,10 @@ def _is_missing(value) -> bool:
 
 
 def _missing_error(name: str, count: int, first: int, what: str, value) -> ValueError:
+    shown = "" if value is None else f" ({_short(value)})"
     return ValueError(
-        f"{name} has {count} missing ({what}) value(s), first at row {first} "
-        f"({_short(value)}); every row needs a query id: drop those rows or fill in "
-        "their ids."
+        f"{name} has {count} missing ({what}) value(s), first at row {first}{shown}; "
+        "every row needs a query id: drop those rows or fill in their ids."
     )
 
 
@@ -170,6 +186,9 @@ def qid_values(qid, name: str = "qid") -> tuple[np.ndarray, np.ndarray | None]:
                                             or hasattr(qid, "__len__")):
         q = np.asarray(qid)  # a scalar: refused as not 1-D just below
     elif hasattr(qid, "__array__"):
+        coded = column_codes(qid)
+        if coded is not None:
+            return _ranked(*coded, name)
         # polars turns strings into a fixed-width 'U' array (dropping trailing
         # NULs, padding every row to the longest id); to_numpy keeps objects.
         polars = type(qid).__module__.partition(".")[0] == "polars"
@@ -179,15 +198,55 @@ def qid_values(qid, name: str = "qid") -> tuple[np.ndarray, np.ndarray | None]:
     if q.ndim != 1:
         raise _one_dimensional_error(name, q.shape)
     if q.dtype.kind == "O":
-        return _from_objects(q.tolist(), name)
+        return _from_objects(q.tolist(), name, q)
     if q.dtype.kind == "T":  # NumPy's variable-width StringDType
-        return _from_objects(q.astype(object).tolist(), name)
+        q = q.astype(object)
+        return _from_objects(q.tolist(), name, q)
     _check_native(q, name)
     return q, None
 
 
-def _from_objects(values: list, name: str) -> tuple[np.ndarray, np.ndarray | None]:
-    """:func:`qid_values` for a list of Python values."""
+def _ranked(codes: np.ndarray, uniques: list, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`qid_values` from codes into ``uniques`` (one sortable kind, each
+    value once; -1 for a missing id): ranks and the sorted ids that occur."""
+    missing = codes < 0
+    if missing.any():
+        first = int(np.argmax(missing))
+        raise _missing_error(name, int(missing.sum()), first, "None/NaN", None)
+    m = len(uniques)
+    order = sorted(range(m), key=uniques.__getitem__)
+    rank = np.empty(m, dtype=np.intp)
+    rank[order] = np.arange(m)
+    q = rank[codes]
+    ordered = list(map(uniques.__getitem__, order))
+    used = np.zeros(m, dtype=bool)
+    used[q] = True
+    if not used.all():  # unused categories
+        q = (np.cumsum(used) - 1)[q]
+        ordered = [v for v, keep in zip(ordered, used.tolist(), strict=True) if keep]
+    return q, _labels(ordered)
+
+
+def _labels(ordered: list) -> np.ndarray:
+    """The sorted unique ids as an array: fixed-width str or bytes when that
+    keeps every id (NumPy drops trailing NULs) and costs little more than the
+    ids themselves (no padding to one huge id), else Python objects."""
+    m = len(ordered)
+    first = ordered[0] if m else None
+    if isinstance(first, str | bytes):
+        lengths = np.fromiter(map(len, ordered), dtype=np.intp, count=m)
+        width = max(int(lengths.max()), 1)
+        nul = "\x00" if isinstance(first, str) else b"\x00"
+        if width * m <= 2 * int(lengths.sum()) + 16 * m and not any(
+                v.endswith(nul) for v in ordered):
+            return np.array(ordered, dtype=f"{'U' if isinstance(first, str) else 'S'}{width}")
+    return np.fromiter(ordered, dtype=object, count=m)
+
+
+def _from_objects(values: list, name: str, array: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`qid_values` for a list of Python values (``array``: the same as
+    an object array, when there is one)."""
     if not values:
         return np.empty(0, dtype=np.intp), None
     kinds = {_kind_of_type(t) for t in set(map(type, values))}
@@ -201,6 +260,14 @@ def _from_objects(values: list, name: str) -> tuple[np.ndarray, np.ndarray | Non
             return q, None
         if kind == "int":  # beyond 64 bits: exact Python ints
             values = [int(v) for v in values]
+    elif kind in ("str", "bytes") and "pandas" in sys.modules:
+        # pandas' hash table is ~10x faster than a dict, with the same
+        # equality for str and bytes (hash and ==). Used only when loaded.
+        if array is None:
+            array = np.empty(len(values), dtype=object)
+            array[:] = values
+        codes, uniques = sys.modules["pandas"].factorize(array)
+        return _ranked(codes, uniques.tolist(), name)
     return _by_equality(values, kind, name)
 
 
@@ -208,7 +275,7 @@ def _by_equality(values: list, kind, name: str) -> tuple[np.ndarray, np.ndarray]
     """Rank codes and sorted unique ids, grouping by Python equality."""
     try:
         index = dict.fromkeys(values)  # first-appearance order
-    except Exception:  # noqa: BLE001 - unhashable ids or a raising __eq__/__hash__
+    except Exception:  # unhashable ids, or a raising __eq__/__hash__
         _diagnose(values, name)
         raise  # pragma: no cover - _diagnose raises
     uniques = list(index)
@@ -218,14 +285,14 @@ def _by_equality(values: list, kind, name: str) -> tuple[np.ndarray, np.ndarray]
     for rank, value in enumerate(ordered):
         index[value] = rank
     codes = np.fromiter(map(index.__getitem__, values), dtype=np.intp, count=len(values))
-    return codes, np.fromiter(ordered, dtype=object, count=len(ordered))
+    return codes, _labels(ordered)
 
 
 def _sorted(values, uniques, index, kind, name) -> list:
     """The unique ids in order, refusing ids that have no total order."""
     try:
         ordered = sorted(uniques)
-    except Exception as exc:  # noqa: BLE001 - e.g. tuples of mixed types
+    except Exception as exc:  # e.g. tuples of mixed types
         pair = _failing_pair(uniques)
         raise _order_error(values, index, pair, kind, name, exc) from None
     if kind not in _TOTAL:
@@ -235,33 +302,32 @@ def _sorted(values, uniques, index, kind, name) -> list:
             try:
                 ok = a < b
                 ok = ok if isinstance(ok, bool | np.bool_) else False
-            except Exception:  # noqa: BLE001
+            except Exception:
                 ok = False
             if not ok:
                 raise _order_error(values, index, (a, b), kind, name, None)
     return ordered
 
 
-class _Recording:
-    """Sort key remembering the last pair it compared."""
-
-    pair = None
-
-    def __init__(self, value):
-        self.value = value
-
-    def __lt__(self, other):
-        _Recording.pair = (self.value, other.value)
-        return self.value < other.value
-
-
 def _failing_pair(uniques):
-    _Recording.pair = None
+    """The pair of ids whose comparison stops ``sorted(uniques)``, if any."""
+    last = []
+
+    class Recording:
+        __slots__ = ("value",)
+
+        def __init__(self, value):
+            self.value = value
+
+        def __lt__(self, other):
+            last[:] = [self.value, other.value]
+            return self.value < other.value
+
     try:
-        sorted(uniques, key=_Recording)
-    except Exception:  # noqa: BLE001
-        pass
-    return _Recording.pair
+        sorted(uniques, key=Recording)
+    except Exception:
+        return tuple(last) if last else None
+    return None  # pragma: no cover - the plain sort failed on the same ids
 
 
 def _first_rows(values, index, wanted) -> list[int]:
@@ -327,7 +393,7 @@ def _diagnose(values: list, name: str):
                 f"{type(value).__name__} {_short(value)} ({exc}); use ints, strings or "
                 "tuples as ids."
             ) from None
-        except Exception as exc:  # noqa: BLE001 - a raising __eq__ or __hash__
+        except Exception as exc:  # a raising __eq__ or __hash__
             raise TypeError(
                 f"{name} value at row {i} ({_short(value)}) cannot serve as a query id: "
                 f"comparing or hashing it raised {type(exc).__name__}: {exc}"
@@ -338,5 +404,5 @@ def _diagnose(values: list, name: str):
 def _safe_missing(value) -> bool:
     try:
         return _is_missing(value)
-    except Exception:  # noqa: BLE001 - judged by hashing and comparing later
+    except Exception:  # judged by hashing and comparing later
         return False
