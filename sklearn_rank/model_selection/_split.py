@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
 
-from .._queries import frame_qid, missing_qid_error
+from .._queries import QID_COLUMN, has_qid_column, missing_qid_error
 from ..metrics._engine import query_codes
 
 __all__ = ["QueryKFold", "QueryShuffleSplit"]
@@ -23,8 +23,8 @@ def _codes(splitter, X, groups, qid) -> np.ndarray:
             "(they mean the same thing here)."
         )
     ids = qid if qid is not None else groups
-    if ids is None:
-        ids = frame_qid(X)
+    if ids is None and has_qid_column(X):
+        ids = X[QID_COLUMN]  # the column itself: NumPy would pad polars strings
     if ids is None:
         raise missing_qid_error(f"{type(splitter).__name__}.split", splitter=True)
     name = "groups" if qid is None and groups is not None else "qid"
@@ -72,7 +72,7 @@ class _QuerySplitter(BaseCrossValidator):
     __metadata_request__split = {"qid": True, "groups": True}
 
     def get_n_splits(self, X=None, y=None, groups=None, qid=None) -> int:
-        """Number of splits (``n_splits``)."""
+        """Number of splits (``n_splits``); the query ids are read by ``split``."""
         return self.n_splits
 
     def split(self, X=None, y=None, groups=None, qid=None):
