@@ -449,3 +449,40 @@ def test_splitters_read_a_frame_qid_column_as_its_values(frame):
 def test_ordinary_string_ids_reported_as_numpy_strings(qid, dtype):
     _, y, s = _rows(len(qid))
     assert evaluate(y, s, qid=qid).qids.dtype == np.dtype(dtype)
+
+
+_POOL = [1, 2, -(2**70), 1.0, 2.5, -0.0, True, False, "a", "a\x00", "", b"a", b"a\x00",
+         ("a", 1), ("a", 1.0), (1, "a"), frozenset({1}), frozenset({1, 2}), frozenset(),
+         Decimal("1.0"), None, float("nan"), pd.NA, pd.NaT]
+
+
+def _valid(values) -> bool:
+    """The rule, stated independently: one type, no missing id, a total order."""
+    if len({type(v) for v in values}) != 1:
+        return False
+    if any(v is None or v is pd.NA or v is pd.NaT or v != v for v in values):
+        return False
+    try:
+        keys = sorted(set(values))
+    except TypeError:
+        return False
+    return all(a < b for a, b in zip(keys[:-1], keys[1:], strict=True))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(range(len(_POOL))), min_size=1, max_size=8))
+def test_any_mixture_grouped_by_equality_or_refused(picks):
+    values = [_POOL[i] for i in picks]
+    _, y, s = _rows(len(values))
+    if not _valid(values):
+        with pytest.raises((TypeError, ValueError), match=r"^qid .*rows? \d"):
+            evaluate(y, s, qid=values, metrics=["dcg"])
+        return
+    keys, groups = _reference(values)
+    code = np.empty(len(values), dtype=np.intp)
+    for j, rows in enumerate(groups):
+        code[rows] = j
+    ev = evaluate(y, s, qid=values, metrics=["dcg"])
+    assert ev.qids.tolist() == keys
+    np.testing.assert_array_equal(ev.per_query["dcg"],
+                                  evaluate(y, s, qid=code, metrics=["dcg"]).per_query["dcg"])
