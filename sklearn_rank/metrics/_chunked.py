@@ -86,30 +86,33 @@ def _columns(chunk, names) -> list[np.ndarray]:
                 raise ValueError(f"A chunk has no column {name!r}; its columns are "
                                  f"{list(columns)}. Name the {argument} column with "
                                  f"{argument}=...") from None
-    # The query ids are validated as given (never through np.asarray, which
-    # merges 1 and "1", "a" and "a\x00" or b"a" and "a").
-    return [None if a is None else _qid_array(a) if i == 2 else np.asarray(a)
+    # The query ids are kept as given: see _chunk_arrays.
+    return [None if a is None else a if i == 2 else np.asarray(a)
             for i, a in enumerate(arrays)]
 
 
 def _chunk_arrays(chunk, names, number: int, kinds: list) -> list:
-    """:func:`_columns`, with errors in the query ids located in the stream and
-    ids of one kind in every chunk (concatenation would merge "a" and b"a")."""
+    """:func:`_columns`, with the query ids validated as given (never through
+    np.asarray, which merges 1 and "1", "a" and "a\x00" or b"a" and "a"),
+    errors located in the stream, and ids of one kind in every chunk
+    (concatenating chunks would merge "a" and b"a")."""
+    arrays = _columns(chunk, names)
+    if arrays[2] is None:
+        return arrays
     try:
-        arrays = _columns(chunk, names)
+        arrays[2] = q = _qid_array(arrays[2])
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"chunk {number} (rows numbered within the chunk): {exc}") from None
-    q = arrays[2]
-    if q is not None and q.shape[0]:
-        kinds.append(id_kind(q))
-        if kinds[-1] != kinds[0]:
+    if q.shape[0]:
+        kind = id_kind(q)
+        if not kinds:
+            kinds.append(kind)  # the kind of the first chunk's ids
+        elif kind != kinds[0]:
             raise TypeError(
                 f"qid values cannot be compared with each other: chunk {number} holds "
-                f"{_kind_label(kinds[-1])} ids but the first chunk "
-                f"{_kind_label(kinds[0])} ids; use query ids of a single type in every "
-                "chunk."
+                f"{_kind_label(kind)} ids but the first chunk {_kind_label(kinds[0])} ids; "
+                "use query ids of a single type in every chunk."
             )
-        del kinds[1:]
     return arrays
 
 
