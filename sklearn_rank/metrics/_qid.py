@@ -1,31 +1,25 @@
 """Query ids: what makes two rows one query (DESIGN §8).
 
 Rows belong to one query exactly when their ids are equal as Python values of
-one type. Ids are validated here, once, for every public entry that takes
+one type. Ids are validated here once, for every public entry that takes
 ``qid`` (the metrics, the splitters, ``QueryRanker``, chunked evaluation):
 
-* NumPy arrays of a native dtype (int, uint, bool, float, complex, datetime64,
-  timedelta64, fixed-width str or bytes) are grouped as they are: their
-  values are what NumPy compares. Missing values (NaN, NaT) are refused.
+* NumPy arrays of a native dtype are grouped as they are (their values are
+  what NumPy compares); NaN and NaT are refused.
 * pandas string and categorical columns, pyarrow and polars string or binary
-  columns are coded by their own library (pandas' hash tables, Arrow's
-  ``dictionary_encode``: exact for strings and bytes), see
-  :mod:`._qid_columns`.
-* Python sequences and object arrays (other pandas columns come as object
-  arrays of Python values) must hold ids of one type. Numbers, bools,
-  datetime64 and timedelta64 values become native arrays; everything else
-  (str, bytes, tuples, Decimal, big ints, ...) is grouped by Python equality
-  (a dict, or pandas' hash table for str and bytes when pandas is loaded),
-  never converted to a fixed-width NumPy string: ``np.asarray(["a",
-  "a\\x00"])`` merges the two ids, ``np.asarray(["a", b"a"])`` too, and the
-  padding to the longest id costs rows x longest x 4 bytes. Memory stays
-  proportional to the ids themselves.
+  columns are coded by their own library (:mod:`._qid_columns`).
+* Python sequences and object arrays must hold ids of one type. Numbers,
+  bools, datetime64 and timedelta64 become native arrays; str, bytes, tuples,
+  Decimal, big ints, ... are grouped by Python equality (a dict, or pandas'
+  hash table for str and bytes when pandas is loaded), never through a
+  fixed-width NumPy string: ``np.asarray(["a", "a\\x00"])`` merges the two
+  ids, ``np.asarray(["a", b"a"])`` too, and padding to the longest id costs
+  rows x longest x 4 bytes.
 
 Mixed types (``1`` and ``1.0``, ``True`` and ``1``, ``"a"`` and ``b"a"``),
-missing values (None, NaN, NaT, ``pd.NA``), unhashable values and ids that
-cannot be put in one order (e.g. frozensets, ordered by inclusion only) are
-refused with a message that names the first offending row: query ids are
-reported sorted, so they must be sortable.
+missing ids (None, NaN, NaT, ``pd.NA``), unhashable ids and ids with no total
+order (frozensets: inclusion) are refused naming the first offending row:
+query ids are reported sorted, so they must sort.
 """
 
 from __future__ import annotations
@@ -153,10 +147,6 @@ def _check_native(q: np.ndarray, name: str) -> None:
         raise _missing_error(name, int(bad.sum()), first, what, q[first])
 
 
-def _one_dimensional_error(name: str, shape) -> ValueError:
-    return ValueError(f"{name} must be 1-D with one query id per row, got shape {shape}.")
-
-
 def qid_values(qid, name: str = "qid") -> tuple[np.ndarray, np.ndarray | None]:
     """Validate query ids and give them a form NumPy groups exactly.
 
@@ -196,7 +186,7 @@ def qid_values(qid, name: str = "qid") -> tuple[np.ndarray, np.ndarray | None]:
     else:  # a Python sequence: never let NumPy coerce [1, "a"] or ["a", b"a"]
         return _from_objects(list(qid), name)
     if q.ndim != 1:
-        raise _one_dimensional_error(name, q.shape)
+        raise ValueError(f"{name} must be 1-D with one query id per row, got shape {q.shape}.")
     if q.dtype.kind == "O":
         return _from_objects(q.tolist(), name, q)
     if q.dtype.kind == "T":  # NumPy's variable-width StringDType
