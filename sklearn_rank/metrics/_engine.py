@@ -58,9 +58,10 @@ class Data:
         segments already follow the sorted order.
     weights : ndarray of shape (n_queries,) or None
         Per-query weights in the order of ``qids``.
-    row_qid : ndarray of shape (n_rows,) or None
-        Query id of every row in input order, for error messages (None:
-        found from ``starts``, the rows being grouped in the order of ``qids``).
+    row_qid : ndarray of shape (n_rows,), indexable by row, or None
+        Query id of every row in input order, for error messages: an array
+        or a lookup by row (None: found from ``starts``, the rows being
+        grouped in the order of ``qids``).
     n_retrieved : ndarray of shape (n_queries,) or None
         TREC mode: how many of each segment's documents were retrieved. They
         rank first; the others are judged documents the run did not retrieve,

@@ -45,10 +45,9 @@ def _pandas_codes(qid, pd):
     if isinstance(dtype, pd.CategoricalDtype):
         uniques = dtype.categories.tolist()
         types = set(map(type, uniques))
-        if len(types) != 1 or not issubclass(types.pop(), _CATEGORY_TYPES):
-            return None
-        if any(isinstance(v, bool | np.bool_) for v in uniques[:1]):
-            return None
+        kind = types.pop() if len(types) == 1 else None
+        if kind is None or not issubclass(kind, _CATEGORY_TYPES) or issubclass(kind, bool):
+            return None  # read through NumPy: mixed, bool or float categories
         codes = getattr(qid, "cat", qid).codes
         return np.asarray(codes, dtype=np.intp), uniques
     if isinstance(dtype, pd.StringDtype):
