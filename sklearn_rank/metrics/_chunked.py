@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._engine import _scalar, prepare
+from ._engine import _qid_array, _scalar, prepare
 from ._evaluation import Evaluation
+from ._qid import concatenate_ids, id_kind
 from ._ranking import _finish_all, _per_query, _todo, _warn_no_relevant
 
 __all__ = ["PerQuery", "evaluate_chunks"]
@@ -42,7 +43,7 @@ class PerQuery:
         """Concatenate parts over disjoint queries, sort by qid, and finish."""
         if not parts:
             raise ValueError("There is no row to evaluate: the chunks are empty.")
-        qids = np.concatenate([p.qids for p in parts])
+        qids = concatenate_ids([p.qids for p in parts])
         try:
             order = np.argsort(qids, kind="stable")
         except TypeError as exc:
@@ -85,7 +86,38 @@ def _columns(chunk, names) -> list[np.ndarray]:
                 raise ValueError(f"A chunk has no column {name!r}; its columns are "
                                  f"{list(columns)}. Name the {argument} column with "
                                  f"{argument}=...") from None
-    return [None if a is None else np.asarray(a) for a in arrays]
+    # The query ids are kept as given: see _chunk_arrays.
+    return [None if a is None else a if i == 2 else np.asarray(a)
+            for i, a in enumerate(arrays)]
+
+
+def _chunk_arrays(chunk, names, number: int, kinds: list) -> list:
+    """:func:`_columns`, with the query ids validated as given (never through
+    np.asarray, which merges 1 and "1", "a" and "a\x00" or b"a" and "a"),
+    errors located in the stream, and ids of one kind in every chunk
+    (concatenating chunks would merge "a" and b"a")."""
+    arrays = _columns(chunk, names)
+    if arrays[2] is None:
+        return arrays
+    try:
+        arrays[2] = q = _qid_array(arrays[2])
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"chunk {number} (rows numbered within the chunk): {exc}") from None
+    if q.shape[0]:
+        kind = id_kind(q)
+        if not kinds:
+            kinds.append(kind)  # the kind of the first chunk's ids
+        elif kind != kinds[0]:
+            raise TypeError(
+                f"qid values cannot be compared with each other: chunk {number} holds "
+                f"{_kind_label(kind)} ids but the first chunk {_kind_label(kinds[0])} ids; "
+                "use query ids of a single type in every chunk."
+            )
+    return arrays
+
+
+def _kind_label(kind) -> str:
+    return kind if isinstance(kind, str) else kind.__name__
 
 
 def evaluate_chunks(chunks: Iterable, *, metrics=("ndcg@10",), label="label", score="score",
@@ -138,16 +170,17 @@ def evaluate_chunks(chunks: Iterable, *, metrics=("ndcg@10",), label="label", sc
     True
     """
     todo = _todo(metrics, options)
-    parts, carry, weighted = [], None, None
-    for chunk in chunks:
-        arrays = _columns(chunk, (label, score, qid, weight))
+    parts, carry, weighted, kinds = [], None, None, []
+    for number, chunk in enumerate(chunks):
+        arrays = _chunk_arrays(chunk, (label, score, qid, weight), number, kinds)
         if weighted is None:
             weighted = arrays[3] is not None
         elif weighted != (arrays[3] is not None):
             raise ValueError(_MIXED_WEIGHTS)
         if carry is not None:
-            arrays = [c if a is None else np.concatenate((c, a))
-                      for c, a in zip(carry, arrays, strict=True)]
+            arrays = [c if a is None else concatenate_ids((c, a)) if i == 2
+                      else np.concatenate((c, a))
+                      for i, (c, a) in enumerate(zip(carry, arrays, strict=True))]
         q = arrays[2]
         if q is None:
             raise ValueError("A chunk has no query ids: pass tuples (y_true, y_score, qid) or "
@@ -155,7 +188,9 @@ def evaluate_chunks(chunks: Iterable, *, metrics=("ndcg@10",), label="label", sc
         if q.shape[0] == 0:
             continue
         # The last query may go on in the next chunk: hold its rows back.
-        other = np.flatnonzero(q != q[-1])
+        last = np.empty(1, dtype=q.dtype)
+        last[0] = q[-1]  # a 1-element array: a tuple id is one value, not a row
+        other = np.flatnonzero(q != last)
         cut = 0 if other.shape[0] == 0 else other[-1] + 1
         carry = [None if a is None else a[cut:] for a in arrays]
         if cut:

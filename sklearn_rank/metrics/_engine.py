@@ -25,6 +25,7 @@ import numpy as np
 
 from ._numeric import as_numeric as _as_numeric
 from ._numeric import check_finite as _check_finite
+from ._qid import qid_values
 
 __all__ = ["Data", "Ranking", "group_rows", "iter_rankings", "prepare", "query_codes",
            "ranked_data"]
@@ -59,9 +60,10 @@ class Data:
         segments already follow the sorted order.
     weights : ndarray of shape (n_queries,) or None
         Per-query weights in the order of ``qids``.
-    row_qid : ndarray of shape (n_rows,) or None
-        Query id of every row in input order, for error messages (None:
-        found from ``starts``, the rows being grouped in the order of ``qids``).
+    row_qid : ndarray of shape (n_rows,), indexable by row, or None
+        Query id of every row in input order, for error messages: an array
+        or a lookup by row (None: found from ``starts``, the rows being
+        grouped in the order of ``qids``).
     n_retrieved : ndarray of shape (n_queries,) or None
         TREC mode: how many of each segment's documents were retrieved. They
         rank first; the others are judged documents the run did not retrieve,
@@ -135,43 +137,14 @@ def _scalar(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _qid_array(qid) -> np.ndarray:
-    q = np.asarray(qid)
-    if not hasattr(qid, "__array__"):  # a plain sequence: keep Python's view of it
-        if q.ndim > 1 and all(isinstance(v, tuple) for v in qid):
-            # Tuples are hashable ids: one per row, not a 2-D array.
-            q = np.fromiter(qid, dtype=object, count=len(qid))
-        elif q.dtype.kind in "US" and not all(isinstance(v, str | bytes) for v in qid):
-            # NumPy would turn [1, "a"] into ["1", "a"], merging 1 and "1".
-            q = np.fromiter(qid, dtype=object, count=len(qid))
-    if q.dtype.kind == "O":
-        # Object arrays (e.g. pandas string columns) are slow to compare: give
-        # them a native dtype when every value has the same kind.
-        try:
-            native = np.asarray(q.tolist())
-        except (TypeError, ValueError):
-            native = q
-        if native.shape == q.shape and native.dtype.kind in "iufbMm":
-            q = native
-        elif native.shape == q.shape and native.dtype.kind in "US" and all(
-                isinstance(v, str | bytes) for v in q):
-            q = native
-    if q.ndim != 1:
-        raise ValueError(f"qid must be 1-D with one query id per row, got shape {q.shape}.")
-    if q.dtype.kind == "f" and np.isnan(q).any():
-        bad = np.isnan(q)
-        raise ValueError(
-            f"qid has {int(bad.sum())} missing (NaN) value(s), first at row "
-            f"{int(np.flatnonzero(bad)[0])}; every row needs a query id."
-        )
-    if q.dtype.kind == "O":
-        missing = np.fromiter((v is None or v != v for v in q), bool, q.shape[0])
-        if missing.any():
-            raise ValueError(
-                f"qid has {int(missing.sum())} missing (None/NaN) value(s), first at "
-                f"row {int(np.flatnonzero(missing)[0])}; every row needs a query id."
-            )
-    return q
+def _qid_array(qid, name: str = "qid") -> np.ndarray:
+    """Validated query ids as an array of the ids themselves (see :mod:`._qid`).
+
+    Ids coded against their sorted values come back as Python objects: one
+    reference per row, never one fixed-width copy of a long id per row.
+    """
+    q, labels = qid_values(qid, name)
+    return q if labels is None else labels.astype(object)[q]
 
 
 def _hash_strings(q: np.ndarray) -> np.ndarray:
@@ -370,20 +343,35 @@ def _group(q: np.ndarray):
     return order, np.concatenate(([0], np.cumsum(rows_per_query)[:-1])), None, qids
 
 
+class _RowIds:
+    """The query id of each row, looked up in the sorted ids when asked (for
+    messages) rather than copied out for every row."""
+
+    __slots__ = ("codes", "labels")
+
+    def __init__(self, codes: np.ndarray, labels: np.ndarray):
+        self.codes, self.labels = codes, labels
+
+    def __getitem__(self, row):
+        return self.labels[self.codes[row]]
+
+
 def query_codes(qid, name: str = "qid") -> tuple[np.ndarray, np.ndarray]:
     """Validated query ids: the sorted unique ids and the code of every row."""
-    q = _qid_array(qid)
+    q, labels = qid_values(qid, name)
     if q.shape[0] == 0:
         raise ValueError(f"{name} is empty; pass one query id per row.")
+    if labels is not None:  # codes already are ranks among the sorted ids
+        return labels, q
     return _factorize(q)
 
 
-def group_rows(qid) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+def group_rows(qid, name: str = "qid") -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
     """Stable row order that makes queries contiguous (None if they are), and
     the first row and size of each query in that order."""
-    q = _qid_array(qid)
+    q, _ = qid_values(qid, name)
     if q.shape[0] == 0:
-        raise ValueError("qid is empty; pass one query id per row.")
+        raise ValueError(f"{name} is empty; pass one query id per row.")
     order, starts, _, _ = _group(q)
     return order, starts, np.diff(np.append(starts, q.shape[0]))
 
@@ -446,7 +434,7 @@ def prepare(y_true, y_score, qid=None, sample_weight=None) -> Data:
                 f"row; got shapes {labels.shape} and {scores.shape}. Flatten them "
                 "(y.ravel()) or drop qid to use the 2-D (n_queries, n_docs) layout."
             )
-        q = _qid_array(qid)
+        q, id_labels = qid_values(qid)
         if not (labels.shape[0] == scores.shape[0] == q.shape[0]):
             raise ValueError(
                 "y_true, y_score and qid must have the same length; got "
@@ -455,6 +443,8 @@ def prepare(y_true, y_score, qid=None, sample_weight=None) -> Data:
         if labels.shape[0] == 0:
             raise ValueError("y_true, y_score and qid are empty; pass at least one row.")
         grouping = None
+        if id_labels is not None:  # q holds ranks among the sorted ids
+            q_codes, q = q, _RowIds(q, id_labels)
         row_qid = q.__getitem__
         query_qid = None
 
@@ -462,7 +452,11 @@ def prepare(y_true, y_score, qid=None, sample_weight=None) -> Data:
     _check_finite(scores, "y_score", row_qid)
 
     if grouping is None:
-        grouping = _group(q)
+        if id_labels is None:
+            grouping = _group(q)
+        else:
+            order, starts, seg_pos, _ = _group(q_codes)
+            grouping = order, starts, seg_pos, id_labels
     order, starts, seg_pos, qids = grouping
     n = labels.shape[0]
     lengths = np.diff(np.append(starts, n))

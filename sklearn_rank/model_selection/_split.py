@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
 
-from .._queries import frame_qid, missing_qid_error
+from .._queries import QID_COLUMN, has_qid_column, missing_qid_error
 from ..metrics._engine import query_codes
 
 __all__ = ["QueryKFold", "QueryShuffleSplit"]
@@ -23,19 +23,21 @@ def _codes(splitter, X, groups, qid) -> np.ndarray:
             "(they mean the same thing here)."
         )
     ids = qid if qid is not None else groups
-    if ids is None:
-        ids = frame_qid(X)
+    if ids is None and has_qid_column(X):
+        ids = X[QID_COLUMN]  # the column itself: NumPy would pad polars strings
     if ids is None:
         raise missing_qid_error(f"{type(splitter).__name__}.split", splitter=True)
+    name = "groups" if qid is None and groups is not None else "qid"
+    # Validated as given (a list is not handed to NumPy, which would merge
+    # 1 and "1" or b"a" and "a"): see metrics._qid.
+    codes = query_codes(ids, name)[1]
     n_rows = None if X is None else _n_rows(X)
-    ids = np.asarray(ids) if not isinstance(ids, list) else ids
-    if n_rows is not None and len(ids) != n_rows:
+    if n_rows is not None and codes.shape[0] != n_rows:
         raise ValueError(
-            f"{type(splitter).__name__}.split: X has {n_rows} rows but "
-            f"{'qid' if qid is not None else 'groups'} has {len(ids)} values; pass one "
-            "query id per row."
+            f"{type(splitter).__name__}.split: X has {n_rows} rows but {name} has "
+            f"{codes.shape[0]} values; pass one query id per row."
         )
-    return query_codes(ids, "qid" if qid is not None else "groups")[1]
+    return codes
 
 
 def _n_rows(X) -> int:
@@ -70,7 +72,7 @@ class _QuerySplitter(BaseCrossValidator):
     __metadata_request__split = {"qid": True, "groups": True}
 
     def get_n_splits(self, X=None, y=None, groups=None, qid=None) -> int:
-        """Number of splits (``n_splits``)."""
+        """Number of splits (``n_splits``); the query ids are read by ``split``."""
         return self.n_splits
 
     def split(self, X=None, y=None, groups=None, qid=None):
