@@ -276,8 +276,7 @@ TUNE_CASES = [
     (["--data", "{empty}"], "--data: "),
     (["--data", "{truncated_gz}"], "--data: "),
     (["--data", "{malformed_txt}"], "--data: "),
-    (["--data", "{nan_txt}"], "--data '{nan_txt}': 1 label(s) are not integers from 0 to 30 "
-                              "(first: nan in data row 4)"),
+    (["--data", "{nan_txt}"], "--data: {nan_txt}: line 4: label nan is not a finite number"),
     (["--data", "{noqid_txt}", "--query", "{bad_query}"], "--data, --query: "),
     (["--data", "{noqid_txt}", "--query", "{missing}"],
      "--query '{missing}': No such file or directory"),
