@@ -17,6 +17,7 @@ from decimal import Decimal
 
 import numpy as np
 import pandas as pd
+import polars as pl
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings
@@ -27,11 +28,6 @@ from sklearn.linear_model import Ridge
 from sklearn_rank.estimators import QueryRanker
 from sklearn_rank.metrics import evaluate, evaluate_chunks, ndcg_score
 from sklearn_rank.model_selection import QueryKFold, QueryShuffleSplit, cross_validate_ranker
-
-try:  # polars is optional (not among the test extras)
-    import polars as pl
-except ImportError:
-    pl = None
 
 
 def _reference(values):
@@ -188,8 +184,8 @@ def _columns():
         "pyarrow large_string": pa.array(ids, type=pa.large_string()),
         "pyarrow binary": pa.array([v.encode() for v in ids], type=pa.binary()),
         "pyarrow int": pa.array([3, 1, 3, 2]),
-        **({} if pl is None else {"polars": pl.Series(ids),
-                                  "polars binary": pl.Series([v.encode() for v in ids])}),
+        "polars": pl.Series(ids),
+        "polars binary": pl.Series([v.encode() for v in ids]),
     }
 
 
@@ -331,8 +327,8 @@ def _missing_cases():
         "Decimal NaN": [Decimal("1"), Decimal("2"), Decimal("NaN"), Decimal("1"),
                         Decimal("sNaN")],
         "None and pd.NA mixed with ints": [1, 2, None, 1, pd.NA],
-        **({} if pl is None else {"None in polars": pl.Series(strs),
-                                  "null in polars ints": pl.Series([1, 2, None, 1, None])}),
+        "None in polars": pl.Series(strs),
+        "null in polars ints": pl.Series([1, 2, None, 1, None]),
     }
 
 
@@ -412,7 +408,7 @@ def _limit_address_space():  # a regression fails fast instead of swapping
 
 def test_memory_follows_the_size_of_the_ids():
     containers = ["list", "bytes", "object array", "pandas object", "pandas string[pyarrow]",
-                  *([] if pl is None else ["polars"])]
+                  "polars"]
     done = subprocess.run([sys.executable, "-c", _MEMORY_SCRIPT, *containers],
                           capture_output=True, text=True, timeout=600,
                           preexec_fn=_limit_address_space)
@@ -427,8 +423,6 @@ def test_memory_follows_the_size_of_the_ids():
 
 @pytest.mark.parametrize("frame", ["pandas", "polars"])
 def test_splitters_read_a_frame_qid_column_as_its_values(frame):
-    if frame == "polars" and pl is None:
-        pytest.skip("polars is not installed")
     ids = ["a", "a\x00", "a", "b", "a\x00"]
     data = {"qid": ids, "x": np.arange(5.0)}
     X = pd.DataFrame(data) if frame == "pandas" else pl.DataFrame(data)
