@@ -9,13 +9,19 @@ machinery), so :mod:`sklearn_rank.metrics` imports it lazily.
 from sklearn.utils import _safe_indexing
 from sklearn.utils._metadata_requests import _routing_enabled
 from sklearn.utils._param_validation import (
+    HasMethods,
     Interval,
+    Options,
+    RealNotInt,
     StrOptions,
     validate_parameter_constraints,
 )
 
 __all__ = [
+    "HasMethods",
     "Interval",
+    "Options",
+    "RealNotInt",
     "StrOptions",
     "routing_enabled",
     "safe_indexing",
