@@ -151,7 +151,7 @@ def datasets(draw):
         lengths = draw(st.lists(st.one_of(short, short, short, st.integers(8, 11)),
                                 min_size=n_queries, max_size=n_queries))
     pool = _LABELS[draw(st.sampled_from(["int"] * 5 + sorted(_LABELS)))]
-    scores_kind = draw(st.sampled_from(["tied"] * 3 + ["distinct"] * 2 + ["huge int"]))
+    scores_kind = draw(st.sampled_from(["tied"] * 5 + ["distinct"] * 4 + ["huge int"]))
     labels, scores = [], []
     for n in lengths:
         labels.append(draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n)))
@@ -166,6 +166,9 @@ def datasets(draw):
             scores.append([2**60 + s for s in draw(st.lists(st.integers(0, 2), min_size=n,
                                                             max_size=n))])
     weights = draw(st.sampled_from([None] * 4 + [[0, 0.5, 1, 2, 3.25], [1, 2], [0, 1], [-1, 1]]))
+    bad = draw(st.sampled_from([None] * 40 + [math.nan, math.inf, -math.inf]))
+    if bad is not None:  # one NaN or infinite label or score
+        (labels if draw(st.booleans()) else scores)[0][0] = bad
     if two_d:
         w = None if weights is None else draw(st.lists(st.sampled_from(weights),
                                                        min_size=n_queries, max_size=n_queries))
@@ -230,7 +233,8 @@ def _reference(data, specs, options=None):
     except naive.Invalid as exc:
         event(f"invalid: {exc}")
         return exc
-    except naive.Unsupported:
+    except naive.Unsupported as exc:
+        event(f"not computable by the reference: {exc}")
         reject()
 
 
@@ -276,7 +280,7 @@ def _known_issue(data, specs, options):
     for name, k, params in specs:
         p = naive.resolve(name, params, options)
         if isinstance(p.get("discount"), list) and any(  # padded width of 9..16 documents
-                min(k or n, n) <= len(p["discount"]) < min(k or n, 2 * math.ceil(n / 2))
+                min(k or n, n) <= len(p["discount"]) < min(k or math.inf, 2 * math.ceil(n / 2))
                 for n in lengths if n > 8):
             return "discount arrays must cover the padded width"
         if name == "err" and p["max_grade"] >= 1024:
