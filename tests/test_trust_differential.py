@@ -18,9 +18,11 @@ CI runs a fixed set of examples (``derandomize``); for a long random run::
         tests/test_trust_differential.py --hypothesis-show-statistics
 """
 
+import itertools
 import math
 import os
 import warnings
+from fractions import Fraction
 
 import _naive as naive
 import numpy as np
@@ -334,7 +336,7 @@ def _several(data, dataset, name):
         own = {p: v for p, v in options.items() if p in METRICS[spec[0]].params}
         alone = _evaluate(dataset, [text], own)
         np.testing.assert_array_equal(alone.per_query[text], ev.per_query[text])
-        assert alone.mean[text] == ev.mean[text] or math.isnan(ev.mean[text])
+        np.testing.assert_array_equal(alone.mean[text], ev.mean[text])  # NaN equals NaN
 
 
 @pytest.mark.parametrize("name", get_metric_names())
@@ -390,6 +392,19 @@ def test_metric_equals_naive_reference(name, data):
 def test_reference_gives_the_published_numbers(name, params, y, s, expected):
     (result,) = naive.evaluate(y, s, None, [(name, None, params)])
     assert result.mean == pytest.approx(expected, abs=5e-7)
+
+
+@pytest.mark.parametrize("name", get_metric_names())
+def test_reference_tie_average_is_the_mean_over_every_permutation(name):
+    """The reference's 'average' (distinct label sequences of each tie group)
+    equals the plain mean over all n! orderings of a fully tied query."""
+    labels, spec = [0, 1, 1, 3, 2, 0], (name, 3 if "k" in METRICS[name].params else None, {})
+    (average,) = naive.evaluate([labels], [[1.0] * 6], None, [spec])
+    per_order = []
+    for order in itertools.permutations(labels):  # scores decreasing: no ties
+        (one,) = naive.evaluate([list(order)], [[6.0, 5, 4, 3, 2, 1]], None, [spec])
+        per_order.append(Fraction(one.mean))
+    assert average.mean == pytest.approx(float(sum(per_order) / len(per_order)), rel=1e-12)
 
 
 # -- known discrepancies: minimal reproducers -----------------------------------------
