@@ -270,39 +270,9 @@ def _check_evaluation(ev, keys, expected, data):
         assert ev.n_empty[key] == ref.n_empty, key
 
 
-def _known_issue(data, specs, options):
-    """A known discrepancy, pinned by a strict xfail in the last section: the
-    example is not compared. Remove a carve-out with its xfail mark."""
-    scores = np.asarray(data[1], dtype=object).ravel().tolist()
-    if any(isinstance(v, int) and v != float(v) for v in scores):
-        return "integer scores above 2**53 tie as float64"
-    labels = np.asarray(data[0], dtype=float).ravel()
-    lengths = ([len(data[0][0])] if data[2] is None
-               else np.unique(np.asarray(data[2]), return_counts=True)[1].tolist())
-    for name, k, params in specs:
-        p = naive.resolve(name, params, options)
-        if isinstance(p.get("discount"), list) and any(  # padded width of 9..16 documents
-                min(k or n, n) <= len(p["discount"]) < min(k or math.inf, 2 * math.ceil(n / 2))
-                for n in lengths if n > 8):
-            return "discount arrays must cover the padded width"
-        if name == "err" and p["max_grade"] >= 1024:
-            return "ERR with max_grade >= 1024 underflows"
-        if "gain" in p and (labels.max() >= 1e300 or (
-                p["gain"] == "exponential" and labels.max() >= 1000)):
-            return "gains near float64's limit overflow"
-    return None
-
-
 def _evaluate(data, specs, options):
     y, s, qid, w = data
     return evaluate(y, s, qid=qid, metrics=specs, sample_weight=w, **options)
-
-
-def _skip(data, specs, options):
-    issue = _known_issue(data, specs, options)
-    if issue is not None:
-        event(f"known issue: {issue}")
-    return issue is not None
 
 
 def _several(data, dataset, name):
@@ -313,8 +283,6 @@ def _several(data, dataset, name):
     options = data.draw(st.fixed_dictionaries({}, optional={
         p: OPTIONS[p] for p in METRICS[name].params if p != "k"}), "options")
     texts = [spec_string(*spec, minus=True) for spec in specs]
-    if _skip(dataset, specs, options):
-        return
     expected = _reference(dataset, specs, options)
     meaning = {}
     for text, (spec_name, _, params) in zip(texts, specs, strict=True):
@@ -349,8 +317,6 @@ def test_metric_equals_naive_reference(name, data):
     if path == "several":
         return _several(data, dataset, name)
     _, k, params = data.draw(metric_specs(name), "metric")
-    if _skip(dataset, [(name, k, params)], {}):
-        return
     expected = _reference(dataset, [(name, k, params)])
     if path == "function":
         y, s, qid, w = dataset
@@ -426,36 +392,25 @@ def _against_reference(name, y, s, qid=None, **params):
     assert _same(got, expected.mean), (got, expected.mean)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "integer scores pass through float64 (_engine._as_numeric), so 2**60 and 2**60 + 1 "
-    "tie: RR 0.75 instead of 1.0 (DESIGN §8)"))
-def test_known_integer_scores_above_2_53_rank_exactly():
+# Discrepancies the differential test found, fixed since (issue 12): kept as
+# regression tests.
+
+
+def test_found_integer_scores_above_2_53_rank_exactly():
     _against_reference("mrr", [[0, 1]], [[2**60, 2**60 + 1]])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ERR's stop probability is gains * 2.0**-max_grade (_kernels._err), which underflows "
-    "to 0 for max_grade >= 1075: 0.0 instead of 7.9e-31 (DESIGN §8)"))
-def test_known_err_with_a_large_max_grade():
+def test_found_err_with_a_large_max_grade():
     _against_reference("err", [[1000, 0]], [[2, 1]], max_grade=1100)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "exponential gains of labels near 1023 overflow when summed (_kernels._discounted): "
-    "NDCG NaN instead of 1.0 (DESIGN §8, issue 12 item 3)"))
-def test_known_ndcg_of_gains_near_the_float64_limit():
+def test_found_ndcg_of_gains_near_the_float64_limit():
     _against_reference("ndcg", [1023] * 3, [3, 2, 1], qid=[1] * 3)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the mean over queries sums the values first (_ranking._finish): two CG values of "
-    "1.5e308 average to inf instead of 1.5e308; refuse or scale"))
-def test_known_mean_of_values_near_the_float64_limit():
+def test_found_mean_of_values_near_the_float64_limit():
     _against_reference("cg", [1.5e308, 1.5e308], [1, 1], qid=[1, 2], gain="linear")
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
-    "the discount array is cut at the block's padded width, not the longest query "
-    "(_kernels._discounted, _cut uses rank.width): a 9-document query needs 10 discounts"))
-def test_known_discount_array_as_long_as_the_query():
+def test_found_discount_array_as_long_as_the_query():
     _against_reference("dcg", [[1] * 9], [list(range(9))], discount=[1] * 9)

@@ -196,8 +196,14 @@ def _check_gain_values(values: np.ndarray) -> None:
 # --------------------------------------------------------------------------
 
 
-def discount_vector(discount, log_base: float, size: int) -> np.ndarray:
-    """Discount of ranks 1..size."""
+def discount_vector(discount, log_base: float, size: int, needed: int | None = None
+                    ) -> np.ndarray:
+    """Discount of ranks 1..size, of which ranks beyond ``needed`` hold no
+    document (a block's padding): an array or callable is asked for the
+    ``needed`` ones only, the others are 0."""
+    if needed is not None and needed < size and not isinstance(discount, str):
+        return np.concatenate((discount_vector(discount, log_base, needed),
+                               np.zeros(size - needed)))
     ranks = np.arange(1, size + 1, dtype=np.float64)
     if isinstance(discount, str):
         if discount == "log2":
@@ -296,7 +302,7 @@ def _cut(rank, k) -> int:
 def _discounted(rank, p, k, scaled: bool = False):
     key, func = _gains(rank, p, scaled)
     kk = _cut(rank, k)
-    d = discount_vector(p["discount"], p["log_base"], kk)
+    d = discount_vector(p["discount"], p["log_base"], kk, min(kk, int(rank.lengths.max())))
     if scaled:
         d = _unit_scaled(d)
     dcg = _rowdot(rank.expected(key, func, kk), d)
