@@ -11,7 +11,8 @@ from __future__ import annotations
 import gzip
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cached_property
 
 import numpy as np
@@ -211,7 +212,7 @@ def _read_buffer(path_or_buffer, progress: Callable | None) -> tuple[np.ndarray,
     else:
         name = os.fspath(path_or_buffer)
         size = os.path.getsize(name)
-        buf = np.empty(size, dtype=np.uint8)
+        buf = _allocate(size)
         view, done = memoryview(buf), 0
         with open(name, "rb") as f:  # straight into the array: no copy
             while done < size and (got := f.readinto(view[done:min(done + _CHUNK, size)])):
@@ -222,6 +223,41 @@ def _read_buffer(path_or_buffer, progress: Callable | None) -> tuple[np.ndarray,
     if buf.shape[0] > 1 and buf[0] == 0x1F and buf[1] == 0x8B:
         buf = np.frombuffer(gzip.decompress(buf), dtype=np.uint8)
     return buf, str(name)
+
+
+def _allocate(size: int) -> np.ndarray:
+    """An uninitialised uint8 array, in memory of Arrow's pool when pyarrow
+    may parse it (see :func:`_arrow_buffer`)."""
+    if _ARROW:
+        try:
+            import pyarrow as pa
+        except ImportError:
+            pass
+        else:
+            return np.frombuffer(pa.allocate_buffer(size), dtype=np.uint8)
+    return np.empty(size, dtype=np.uint8)
+
+
+def _arrow_buffer(pa, text: np.ndarray):
+    """The bytes of ``text`` as an Arrow buffer of Arrow's own memory: the
+    buffer under ``text`` when :func:`_allocate` made it, else a copy.
+
+    Never ``pa.py_buffer(text)``: pyarrow's threaded CSV reader may drop its
+    last reference to its input on one of pyarrow's pool threads after
+    ``read_csv`` has returned, and a buffer wrapping a Python object then
+    takes the GIL to release it. If the interpreter is exiting by then, the
+    thread is ended inside C++ code and the process aborts ("terminate
+    called without an active exception", SIGABRT). Arrow's memory is
+    released without Python.
+    """
+    owner = text
+    while isinstance(owner, np.ndarray):
+        owner = owner.base
+    if isinstance(owner, pa.Buffer):
+        return owner.slice(text.ctypes.data - owner.address, text.shape[0])
+    source = pa.allocate_buffer(text.shape[0])
+    np.frombuffer(source, dtype=np.uint8)[:] = text
+    return source
 
 
 def _clamp(values: np.ndarray, high: int) -> np.ndarray:
@@ -451,18 +487,22 @@ class _ArrowFields(_Parsed):
     """
 
     def __init__(self, name: str, strings: dict, numbers: dict, text: np.ndarray,
-                 layout: Callable[[], bool]):
+                 n_fields: int):
         self.name, self._strings, self._numbers, self._text = name, strings, numbers, text
-        self.plain = layout
+        self._n_fields = n_fields
+
+    def plain(self) -> bool:
+        """Whether the text has the plain layout (so the fields are those
+        :class:`_Fields` would give): use the fields only if it is True."""
+        return _plain(self._text, len(self), self._n_fields, next(iter(self._numbers.values())))
 
     @classmethod
     def parse(cls, buf: np.ndarray, name: str, n_fields: int, strings: tuple[int, ...],
               number: int) -> _ArrowFields | None:
         """The fields, or None when pyarrow is missing or cannot parse the text.
 
-        Whether the text has the plain layout is checked on another thread
-        (the caller builds its table meanwhile): ask :meth:`plain`, and use
-        the fields only if it says True.
+        Use them only if :meth:`plain` says True (:func:`_read` asks on
+        another thread while it builds the table).
         """
         text = buf
         if not _ARROW or text.shape[0] == 0 or text[-1] != 10:
@@ -472,11 +512,12 @@ class _ArrowFields(_Parsed):
             from pyarrow import csv
         except ImportError:
             return None
+        source = _arrow_buffer(pa, text)
         names = [str(j) for j in range(n_fields)]
         types = {names[j]: pa.binary() for j in strings} | {names[number]: pa.float64()}
         try:
             table = csv.read_csv(
-                pa.py_buffer(text),
+                source,
                 read_options=csv.ReadOptions(column_names=names, block_size=1 << 23),
                 parse_options=csv.ParseOptions(delimiter=" ", quote_char=False,
                                                double_quote=False, escape_char=False),
@@ -493,9 +534,8 @@ class _ArrowFields(_Parsed):
         # pyarrow's to_numpy would import pandas (0.3 s).
         values = np.frombuffer(values.buffers()[1], dtype=np.float64, count=len(values),
                                offset=8 * values.offset)
-        layout = _in_background(_plain, text, table.num_rows, n_fields, values)
         columns = {j: _arrow_strings(table.column(names[j])) for j in strings}
-        return cls(name, columns, {number: values}, text, layout)
+        return cls(name, columns, {number: values}, text, n_fields)
 
     @property
     def lines(self) -> np.ndarray:
@@ -519,19 +559,32 @@ class _ArrowFields(_Parsed):
         return self._numbers[j]
 
 
-def _in_background(check: Callable[..., bool], *args) -> Callable[[], bool]:
-    """Start ``check(*args)`` on a thread (NumPy releases the GIL in its
-    loops); the returned function waits for it and gives its answer (False if
-    it raised)."""
+@contextmanager
+def _in_background(check: Callable[[], bool]) -> Iterator[Callable[[], bool]]:
+    """Run ``check()`` on a thread (NumPy releases the GIL in its loops) for
+    the ``with`` block; the function it gives waits for the answer (False if
+    ``check`` raised). The thread is joined when the block ends, however it
+    ends: none outlives the call that started it.
+    """
     answer = []
-    thread = threading.Thread(target=lambda: answer.append(bool(check(*args))), daemon=True)
+
+    def run():
+        try:
+            answer.append(bool(check()))
+        except Exception:  # (MemoryError, ...): the NumPy reader decides
+            answer.append(False)
+
+    thread = threading.Thread(target=run, name="sklearn_rank-layout-check")
     thread.start()
 
     def result() -> bool:
         thread.join()
         return bool(answer and answer[0])
 
-    return result
+    try:
+        yield result
+    finally:
+        thread.join()
 
 
 def _plain(text: np.ndarray, rows: int, n_fields: int, values: np.ndarray) -> bool:
@@ -598,12 +651,13 @@ def _read(path_or_buffer, progress: Callable | None, n_fields: int, what: str,
     buf, name = _read_buffer(path_or_buffer, progress)
     fields = _ArrowFields.parse(buf, name, n_fields, strings, number)
     if fields is not None:
-        try:
-            table = build(fields)
-        except ValueError:
-            table = None
-        if fields.plain() and table is not None:
-            return table
+        with _in_background(fields.plain) as plain:
+            try:
+                table = build(fields)
+            except ValueError:
+                table = None
+            if plain() and table is not None:
+                return table
     return build(_Fields(buf, name, n_fields, what))
 
 
