@@ -20,6 +20,7 @@ normal run starts 48 of them; ``SKLEARN_RANK_STRESS=1`` starts 600 (set
 
 from __future__ import annotations
 
+import gzip
 import os
 import subprocess
 import sys
@@ -29,7 +30,7 @@ import time
 import numpy as np
 import pytest
 
-from sklearn_rank.trec import _io, evaluate_run, read_qrels, read_run
+from sklearn_rank.trec import _arrow, _io, evaluate_run, read_qrels, read_run
 
 QRELS = "".join(f"q{q} 0 d{d} {(q + d) % 3}\n" for q in range(20) for d in range(30))
 RUN = "".join(f"q{q} Q0 d{d} {d + 1} {30 - d}.5 tag\n" for q in range(20) for d in range(25))
@@ -51,11 +52,15 @@ def files(tmp_path_factory):
         "run": RUN,
         "bad.qrels": "q1 0 d1 1\nq1 0 d2\n",  # malformed: NumPy reader's error
         "dup.qrels": QRELS + "q0 0 d1 2\n",  # plain: pyarrow parses, the build fails
+        "half.qrels": "q1 0 d1 1.5\n",  # plain: pyarrow parses, the level is refused
     }
     out = {}
     for name, text in paths.items():
         (root / name).write_text(text)
         out[name] = str(root / name)
+    data = gzip.compress(QRELS.encode())
+    (root / "truncated.qrels.gz").write_bytes(data[:len(data) // 2])
+    out["truncated.qrels.gz"] = str(root / "truncated.qrels.gz")
     return out
 
 
@@ -73,6 +78,8 @@ def _commands(files):
         ([*cli, files["qrels"], files["run"]], 0),
         ([*cli, files["bad.qrels"], files["run"]], 2),
         ([*cli, files["dup.qrels"], files["run"]], 2),
+        ([*cli, files["half.qrels"], files["run"]], 2),
+        ([*cli, files["truncated.qrels.gz"], files["run"]], 2),
     ]
 
 
@@ -120,7 +127,7 @@ def test_no_thread_outlives_a_read(files, monkeypatch):
     read_qrels(files["qrels"])
     read_run(files["run"])
     evaluate_run(files["qrels"], files["run"])
-    for name in ("bad.qrels", "dup.qrels"):
+    for name in ("bad.qrels", "dup.qrels", "half.qrels", "truncated.qrels.gz"):
         with pytest.raises(ValueError):
             read_qrels(files[name])
     assert _threads() == before
@@ -129,7 +136,8 @@ def test_no_thread_outlives_a_read(files, monkeypatch):
         raise RuntimeError("boom")
 
     with pytest.raises(RuntimeError, match="boom"):
-        _io._read(files["qrels"], None, 4, "qid iter docno rel", (0, 2), 3, build)
+        _io._read(files["qrels"], None, 4, "qid iter docno rel", (0, 2), 3, build,
+                 integer=True)
     assert _threads() == before
 
 
@@ -144,7 +152,7 @@ def test_layout_check_is_joined_when_the_block_raises():
 
     before = _threads()
     with pytest.raises(KeyError):
-        with _io._in_background(check):
+        with _arrow._in_background(check):
             started.wait(5)
             release.set()
             raise KeyError("in the block")
@@ -153,7 +161,7 @@ def test_layout_check_is_joined_when_the_block_raises():
     def failing():
         raise MemoryError
 
-    with _io._in_background(failing) as answer:
+    with _arrow._in_background(failing) as answer:
         assert answer() is False  # a check that raises says "not plain"
     assert _threads() == before
 
@@ -164,11 +172,11 @@ def test_pyarrow_gets_arrow_memory():
     it there, else a copy."""
     pa = pytest.importorskip("pyarrow")
     data = np.frombuffer(b"q1 0 d1 1\n", dtype=np.uint8)  # a view of Python bytes
-    copy = _io._arrow_buffer(pa, data)
+    copy = _arrow._arrow_buffer(pa, data)
     assert isinstance(copy, pa.Buffer) and copy.to_pybytes() == data.tobytes()
     assert copy.address != data.ctypes.data
     allocated = _io._allocate(data.shape[0] + 3)
     allocated[:] = np.frombuffer(b"\xef\xbb\xbf" + data.tobytes(), dtype=np.uint8)
-    view = _io._arrow_buffer(pa, allocated[3:])  # a slice, as after a BOM
+    view = _arrow._arrow_buffer(pa, allocated[3:])  # a slice, as after a BOM
     assert view.address == allocated[3:].ctypes.data
     assert view.to_pybytes() == data.tobytes()
