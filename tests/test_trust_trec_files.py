@@ -299,6 +299,17 @@ def test_levels_from_arrays_and_dicts_follow_the_same_rule():
         Run.from_dict({"q": {"d": np.inf}})
 
 
+def test_ids_with_nul_are_refused():
+    """trec_eval cuts an id at a NUL; NumPy's bytes arrays drop trailing NULs:
+    "a" and "a\\x00" would merge."""
+    for qrels in ({"q": {"a\x00": 1, "a": 0}}, {"q\x00x": {"a": 1}}):
+        with pytest.raises(ValueError, match="ids must not contain NUL characters"):
+            Qrels.from_dict(qrels)
+    with pytest.raises(ValueError, match="docno ids must not contain NUL"):
+        Run(np.array([b"q", b"q"]), np.array([b"a\x00b", b"ab"]), [1.0, 2.0])
+    assert Run(np.array(["q"]), np.array([b"ab"]), [1.0])._docno.items() == [b"ab"]
+
+
 def test_run_lines_may_carry_text_after_the_sixth_field(tmp_path, parser):
     text = "q1 Q0 d1 1 2.5 tagA junk\nq1 Q0 d2 2 1.5 tagB more junk\tat end\n"
     run = read_run(_write(tmp_path / "run", text.encode()))
