@@ -1,4 +1,11 @@
-"""Vectorised 64-bit hashing of byte strings (query and document ids)."""
+"""Vectorised 64-bit hashing of byte strings (query and document ids).
+
+:func:`hash_words` hashes strings given as their 8-byte words, so a
+fixed-width array costs rows x its width: fine for ids of similar lengths.
+For a few very long ids among short ones, hash those one by one with
+:func:`hash_bytes` (the same hash, from the bytes; see
+``sklearn_rank.trec._column``): memory then follows the bytes of the ids.
+"""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from sklearn_rank.trec import Qrels, Run, _io, evaluate_run, read_qrels, read_run
+from sklearn_rank.trec import Qrels, Run, _fields, _io, evaluate_run, read_qrels, read_run
 from sklearn_rank.trec._column import _Column
 
 TREC_EVAL = os.environ.get("TREC_EVAL", "")
@@ -450,6 +450,24 @@ def test_column_with_a_few_long_strings(seed):
     # text
     texts = column.texts()
     assert texts.dtype == object and texts.tolist() == [s.decode() for s in strings]
+
+
+@pytest.mark.parametrize("long_token, value", [("0." + "0" * 100_000 + "1", None),
+                                               ("1" + "x" * 100_000, "error")])
+def test_long_number_tokens(tmp_path, parser, long_token, value):
+    """A number token far longer than the others (the column is not padded
+    to it): read whole, or refused with its line."""
+    lines = [f"q{i // 50} Q0 d{i} {i} {i / 7} t\n" for i in range(3000)]
+    lines[1234] = f"q24 Q0 d1234 1 {long_token} t\n"
+    path = _write(tmp_path / "run", "".join(lines).encode())
+    fields = _fields._Fields(np.frombuffer(path.read_bytes(), np.uint8), str(path), 6, "x")
+    assert not fields.column(4).compact  # the case this test is about
+    if value == "error":
+        with pytest.raises(ValueError, match=re.escape(f"{path}: line 1235: score '1xxx")):
+            read_run(path)
+        return
+    run = read_run(path)
+    assert run.score[1234] == float(long_token) and run.score[1233] == 1233 / 7
 
 
 def _peak_script(reader: str, long: bool, n_queries=60, depth=150, size=3_000_000) -> str:

@@ -44,10 +44,11 @@ def _numbers(column: _Column, name: str, lines, what: str, integer: bool) -> np.
     chars = raw.view(np.uint8).reshape(n, width)
     try:
         values = raw.astype(np.float64)
-        fine = bool(np.isfinite(values).all()) and not (chars == 95).any()  # 95: "_"
     except ValueError:
-        fine = False
-    if not column.compact:
+        values = None
+    fine = (values is not None and bool(np.isfinite(values).all())
+            and not (chars == 95).any())  # 95: "_"
+    if fine and not column.compact:  # the tokens longer than the prefix
         for i in column.long.tolist():
             values[i] = np.nan if (value := _token_value(column.item(i))) is None else value
             fine = fine and value is not None
