@@ -1,4 +1,11 @@
-"""Vectorised 64-bit hashing of byte strings (query and document ids)."""
+"""Vectorised 64-bit hashing of byte strings (query and document ids).
+
+:func:`hash_words` hashes strings given as their 8-byte words, so a
+fixed-width array costs rows x its width: fine for ids of similar lengths.
+For a few very long ids among short ones, hash those one by one with
+:func:`hash_bytes` (the same hash, from the bytes; see
+``sklearn_rank.trec._column``): memory then follows the bytes of the ids.
+"""
 
 from __future__ import annotations
 
@@ -62,6 +69,26 @@ def hash_words(words, *, overwrite: bool = False) -> np.ndarray:
             h = w
         else:
             h ^= w
+    return h
+
+
+def _multipliers(start: int, stop: int) -> np.ndarray:
+    """:func:`_multiplier` of the word positions ``start..stop - 1``."""
+    j = np.arange(start + 1, stop + 1, dtype=np.uint64)
+    j *= _GOLDEN
+    return _mix(j) | np.uint64(1)
+
+
+def hash_bytes(data: bytes, *, chunk: int = 1 << 17) -> np.uint64:
+    """:func:`hash_words` of one string given as bytes (any length), in
+    memory bounded by ``chunk`` words at a time."""
+    h = np.uint64(0)
+    n_words = -(-len(data) // 8)
+    for lo in range(0, n_words, chunk):
+        hi = min(n_words, lo + chunk)
+        part = data[8 * lo:8 * hi]
+        words = np.frombuffer(part + bytes(8 * (hi - lo) - len(part)), dtype=np.uint64)
+        h ^= np.bitwise_xor.reduce(words * _multipliers(lo, hi))
     return h
 
 

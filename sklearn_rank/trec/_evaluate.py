@@ -6,11 +6,11 @@ import os
 
 import numpy as np
 
-from .._hashing import _words
 from ..metrics._engine import _runs_of, ranked_data
 from ..metrics._evaluation import Evaluation
 from ..metrics._ranking import _check_options, _compute, _specs
-from ._io import Qrels, Run, _as_text, read_qrels, read_run
+from ._column import _text
+from ._io import Qrels, Run, read_qrels, read_run
 
 __all__ = ["evaluate_run"]
 
@@ -28,12 +28,22 @@ def _as_table(value, cls, reader, what):
                     f"{{qid: {{docno: value}}}} dict; got {type(value).__name__}.")
 
 
-def _codes(table, vocabulary: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Position in the sorted ``vocabulary`` of every row's qid, and of every
-    run of rows with the same qid."""
-    starts, lengths = table._qid_runs
-    codes = np.searchsorted(vocabulary, table.qid_bytes[starts]).astype(np.int32)
-    return np.repeat(codes, lengths), codes
+def _vocabulary(*tables) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The query ids of the tables, unique and sorted (bytes order, as
+    trec_eval), as str; and for every table the position in them of each of
+    its runs of rows with the same qid."""
+    starts = [table._qid_runs[0] for table in tables]
+    if all(table._qid.compact for table in tables):
+        ids = [table._qid.fixed(s) for table, s in zip(tables, starts, strict=True)]
+        vocabulary = np.unique(np.concatenate(ids))
+        return _text(vocabulary), [np.searchsorted(vocabulary, i).astype(np.int32) for i in ids]
+    # a few very long ids: compared as bytes objects (memory: their bytes)
+    ids = [table._qid.items(s) for table, s in zip(tables, starts, strict=True)]
+    vocabulary = sorted(set().union(*ids))
+    index = {q: i for i, q in enumerate(vocabulary)}
+    strings = np.empty(len(vocabulary), dtype=object)
+    strings[:] = vocabulary
+    return _text(strings), [np.array([index[q] for q in i], dtype=np.int32) for i in ids]
 
 
 class _HashTable:
@@ -97,21 +107,6 @@ class _HashTable:
         return out
 
 
-def _same(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two bytes arrays hold the same strings (compared as bytes when
-    the widths agree, else as 8-byte words)."""
-    if a.dtype == b.dtype:
-        return np.array_equal(np.ascontiguousarray(a).view(np.uint8),
-                              np.ascontiguousarray(b).view(np.uint8))
-    a, b = _words(a), _words(b)
-    if a.shape[1] != b.shape[1]:  # the wider one must be zero beyond the other's width
-        a, b = (a, b) if a.shape[1] > b.shape[1] else (b, a)
-        if a[:, b.shape[1]:].any():
-            return False
-        a = a[:, :b.shape[1]]
-    return bool((a == b).all())
-
-
 def _verify(match: np.ndarray, qrels: Qrels, run: Run, q_code: np.ndarray,
             r_code: np.ndarray) -> np.ndarray:
     """Check a hash join of the run to the qrels on (qid, docno) by comparing
@@ -120,13 +115,13 @@ def _verify(match: np.ndarray, qrels: Qrels, run: Run, q_code: np.ndarray,
     n = len(qrels)
     hit = np.flatnonzero(match < n)
     judged = match[hit]
-    if (q_code[judged] == r_code[hit]).all() and _same(qrels._docno_at(judged),
-                                                        run._docno_at(hit)):
+    if ((q_code[judged] == r_code[hit]).all()
+            and qrels._docno.all_equal(judged, run._docno, hit)):
         return judged
-    index = {pair: i for i, pair in enumerate(zip(qrels.qid_bytes.tolist(),
-                                                  qrels.docno_bytes.tolist(), strict=True))}
-    match[:] = [index.get(pair, n) for pair in zip(run.qid_bytes.tolist(),
-                                                  run.docno_bytes.tolist(), strict=True)]
+    index = {pair: i for i, pair in enumerate(zip(q_code.tolist(), qrels._docno.items(),
+                                                  strict=True))}
+    match[:] = [index.get(pair, n) for pair in zip(r_code.tolist(), run._docno.items(),
+                                                  strict=True)]
     return match[match < n]
 
 
@@ -183,7 +178,8 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     ----------
     qrels : path, file, Qrels or dict
         Relevance judgments: a qrels file (see :func:`read_qrels`), a
-        :class:`Qrels`, or ``{qid: {docno: level}}``.
+        :class:`Qrels`, or ``{qid: {docno: level}}``; levels are integers, as
+        in trec_eval (``1.5`` is a ``ValueError``).
     run : path, file, Run or dict
         The run: a run file (see :func:`read_run`), a :class:`Run`, or
         ``{qid: {docno: score}}``.
@@ -257,11 +253,10 @@ def _within(codes: np.ndarray) -> np.ndarray:
 def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
     if len(qrels) == 0:
         raise ValueError("The qrels hold no judgment.")
-    vocabulary = np.unique(np.concatenate((qrels.qid_bytes[qrels._qid_runs[0]],
-                                           run.qid_bytes[run._qid_runs[0]])))
+    vocabulary, (q_run_code, r_run_code) = _vocabulary(qrels, run)
     n_codes = vocabulary.shape[0]
-    q_code, q_run_code = _codes(qrels, vocabulary)
-    r_code, r_run_code = _codes(run, vocabulary)
+    q_code = np.repeat(q_run_code, qrels._qid_runs[1])
+    r_code = np.repeat(r_run_code, run._qid_runs[1])
     evaluated = np.zeros(n_codes, dtype=bool)
     evaluated[q_run_code] = True
     if not complete:
@@ -290,7 +285,8 @@ def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
     # trec_eval keeps scores as C floats: near-equal doubles tie, and the tie
     # goes by document id.
     order, moved = _trec_order(r_code, starts, score.astype(np.float32),
-                               run._docno_at if rows is None else lambda i: run._docno_at(rows[i]))
+                               run._docno.sort_key if rows is None
+                               else lambda i: run._docno.sort_key(rows[i]))
     if moved is not None:
         level[moved] = level[order[moved]]  # ties reordered within queries only
     elif order is not None:
@@ -322,5 +318,5 @@ def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
     at = offset[missed_code] + n_ret[missed_code] + _within(missed_code)
     labels[at] = qrels.rel[missed]
     is_judged[at] = 1.0
-    return ranked_data(labels, counts[evaluated], _as_text(vocabulary[evaluated]),
+    return ranked_data(labels, counts[evaluated], vocabulary[evaluated],
                        n_retrieved=n_ret[evaluated], judged=is_judged)

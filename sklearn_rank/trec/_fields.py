@@ -1,0 +1,216 @@
+"""The NumPy reader of TREC files: whitespace-separated fields as byte spans,
+numbers, and every error message with its file and line."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from ._column import _Column
+
+
+def _atol(token: bytes) -> int:
+    """What C's ``atol`` (trec_eval's reading of a level) makes of ``token``."""
+    digits = re.match(rb"[ \t\n\v\f\r]*([+-]?[0-9]*)", token).group(1)
+    value = int(digits) if digits.strip(b"+-") else 0
+    return max(-2**63, min(2**63 - 1, value))
+
+
+# bytes of a token that C's atol reads whole: digits, a sign, a dot (NUL: padding)
+_INTEGER_BYTES = np.zeros(256, dtype=bool)
+_INTEGER_BYTES[list(b"0123456789+-.\x00")] = True
+
+
+def _token_value(token: bytes) -> float | None:
+    """A token's value if it is a finite decimal number, else None ("1_0" is
+    None: Python reads it as 10, C's atof, as trec_eval, as 1)."""
+    if b"_" in token:
+        return None
+    try:
+        value = float(token)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _numbers(column: _Column, name: str, lines, what: str, integer: bool) -> np.ndarray:
+    """The values of a column of numbers, or an error naming the first bad
+    line; with ``integer``, every value must be the integer C's ``atol``
+    (trec_eval's reading of a relevance level) reads from its token."""
+    raw = column.prefix()
+    n, width = raw.shape[0], raw.dtype.itemsize
+    chars = raw.view(np.uint8).reshape(n, width)
+    try:
+        values = raw.astype(np.float64)
+    except ValueError:
+        values = None
+    fine = (values is not None and bool(np.isfinite(values).all())
+            and not (chars == 95).any())  # 95: "_"
+    if fine and not column.compact:  # the tokens longer than the prefix
+        for i in column.long.tolist():
+            values[i] = np.nan if (value := _token_value(column.item(i))) is None else value
+            fine = fine and value is not None
+    if not fine:  # find the first bad token (values from Python, which is the reference)
+        values = np.empty(n)
+        for i in range(n):
+            token = column.item(i)
+            if (value := _token_value(token)) is None:
+                raise ValueError(f"{name}: line {int(lines[i])}: {what} "
+                                 f"{token.decode(errors='replace')!r} is not a finite number.")
+            values[i] = value
+    if integer:
+        check = np.flatnonzero(~_INTEGER_BYTES[chars].all(axis=1)
+                               | (values != np.trunc(values)) | (np.abs(values) >= 2**53))
+        for i in np.union1d(check, column.long).tolist():
+            token = column.item(i)
+            if _atol(token) != values[i]:
+                raise ValueError(
+                    f"{name}: line {int(lines[i])}: {what} {token.decode(errors='replace')!r} "
+                    f"is not an integer; trec_eval reads levels as integers and would read it "
+                    f"as {_atol(token)}: write whole numbers (such as 2 or 2.0)."
+                )
+    return values
+
+
+class _Parsed:
+    """What both readers give: the fields of every line, as :class:`_Column`."""
+
+    name: str
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def column(self, j: int) -> _Column:
+        raise NotImplementedError
+
+    def numbers(self, j: int, what: str, integer: bool = False) -> np.ndarray:
+        raise NotImplementedError
+
+
+class _Fields(_Parsed):
+    """Whitespace-separated fields of a text buffer, as byte spans (vectorised).
+
+    Fields are separated by C's whitespace (space, tab, newline, CR, vertical
+    tab, form feed), as in trec_eval; other control bytes belong to their
+    field, and a NUL byte is an error. Blank lines and lines starting with
+    ``#`` are skipped; every other line must have exactly ``n_fields`` fields
+    (with ``extra``, at least ``n_fields``: the rest of the line is ignored,
+    as trec_eval does on run lines).
+    """
+
+    def __init__(self, buf: np.ndarray, name: str, n_fields: int, what: str, *,
+                 extra: bool = False):
+        self.name = name
+        self.buf = text = buf
+        numbers = None
+        if (text == 35).any():  # '#': drop comment lines (rare)
+            lines = text.tobytes().split(b"\n")
+            keep = [i for i, line in enumerate(lines) if not line.lstrip().startswith(b"#")]
+            self.buf = text = np.frombuffer(b"\n".join(lines[i] for i in keep), dtype=np.uint8)
+            numbers = np.asarray(keep) + 1
+        seps, is_newline = self._separators(text, numbers)
+        if numbers is None and self._regular(text, seps, is_newline, n_fields):
+            return
+        starts = np.empty(seps.shape[0] + 1, dtype=np.int64)
+        starts[0] = 0
+        starts[1:] = seps + 1
+        ends = np.empty_like(starts)
+        ends[:-1] = seps
+        ends[-1] = text.shape[0]
+        newline = np.zeros(starts.shape[0], dtype=bool)
+        newline[1:] = is_newline
+        line = np.cumsum(newline)
+        token = ends > starts  # False between two separators in a row
+        if not token[:-1].all():
+            starts, ends, line = starts[token], ends[token], line[token]
+        elif not token[-1]:  # only the end of the data after its last newline
+            starts, ends, line = starts[:-1], ends[:-1], line[:-1]
+        counts = np.bincount(line)
+        data_lines = np.flatnonzero(counts)
+        if numbers is None:
+            numbers = np.arange(counts.shape[0]) + 1
+        bad = counts[data_lines] < n_fields if extra else counts[data_lines] != n_fields
+        if bad.any():
+            first = data_lines[np.argmax(bad)]
+            raise ValueError(
+                f"{name}: line {int(numbers[first])}: expected {n_fields} fields ({what}), "
+                f"got {int(counts[first])}."
+            )
+        if extra and (counts[data_lines] > n_fields).any():  # the first n_fields of a line
+            first_token = np.cumsum(counts) - counts
+            keep = np.arange(starts.shape[0]) - first_token[line] < n_fields
+            starts, ends = starts[keep], ends[keep]
+        self._lines = numbers[data_lines]
+        self.starts = starts.reshape(-1, n_fields)
+        self.ends = ends.reshape(-1, n_fields)
+
+    def _separators(self, text: np.ndarray, numbers) -> tuple[np.ndarray, np.ndarray]:
+        """Positions of the whitespace bytes (C's ``isspace``) of ``text``, and
+        which of them are newlines."""
+        seps = np.flatnonzero(text <= 32)
+        kind = text[seps]
+        is_newline = kind == 10
+        if (np.count_nonzero(is_newline) + np.count_nonzero(kind == 32)
+                + np.count_nonzero(kind == 9)) == kind.shape[0]:
+            return seps, is_newline  # spaces, tabs and newlines only: the usual text
+        odd = (kind < 9) | ((kind > 13) & (kind < 32))  # control bytes: part of a field
+        if odd.any():
+            nul = seps[odd][kind[odd] == 0]
+            if nul.shape[0]:
+                line = np.count_nonzero(text[:nul[0]] == 10)
+                raise ValueError(
+                    f"{self.name}: line {int(numbers[line]) if numbers is not None else line + 1}"
+                    ": a NUL byte, which a text file does not hold (is it UTF-16, or binary?)."
+                )
+            seps, kind = seps[~odd], kind[~odd]
+        cr = seps[kind == 13]
+        cr = cr[cr + 1 < text.shape[0]]
+        lone = cr[text[cr + 1] > 32]  # a field right after a CR: two lines, or one?
+        if lone.shape[0]:  # (trec_eval would read on, as if they were one)
+            line = np.count_nonzero(text[:lone[0]] == 10)
+            raise ValueError(
+                f"{self.name}: line {int(numbers[line]) if numbers is not None else line + 1}: "
+                "a carriage return inside the line (old Mac line ends?); end lines with LF "
+                "or CRLF."
+            )
+        return seps, kind == 10
+
+    def _regular(self, text: np.ndarray, seps: np.ndarray, is_newline: np.ndarray,
+                 n_fields: int) -> bool:
+        """The common layout, checked in O(n): every line has ``n_fields``
+        fields, one separator apart, and ends with a newline (no blank line)."""
+        n = seps.shape[0]
+        if n == 0 or n % n_fields or seps[0] == 0 or text[-1] != 10:
+            return False
+        ends = seps.reshape(-1, n_fields)
+        if (np.count_nonzero(text[ends[:, -1]] == 10) != ends.shape[0]
+                or np.count_nonzero(is_newline) != ends.shape[0]
+                or np.diff(seps).min(initial=2) < 2):
+            return False
+        starts = np.empty_like(seps)
+        starts[0] = 0
+        starts[1:] = seps[:-1] + 1
+        self.starts, self.ends, self._lines = starts.reshape(-1, n_fields), ends, None
+        return True
+
+    @property
+    def lines(self) -> np.ndarray:
+        """The file's line number of every row."""
+        return np.arange(1, len(self) + 1) if self._lines is None else self._lines
+
+    def __len__(self) -> int:
+        return self.starts.shape[0]
+
+    def column(self, j: int) -> _Column:
+        """Field j of every line."""
+        start = self.starts[:, j]
+        return _Column(self.buf, start, self.ends[:, j] - start)
+
+    def last(self, j: int) -> bytes:
+        """Field j of the last line."""
+        return self.column(j).item(len(self) - 1)
+
+    def numbers(self, j: int, what: str, integer: bool = False) -> np.ndarray:
+        return _numbers(self.column(j), self.name, self.lines, what, integer)
