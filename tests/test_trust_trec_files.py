@@ -230,21 +230,6 @@ def test_a_bom_splits_a_query_in_trec_eval(tmp_path, parser):
         _trec_eval(qrels_path, plain_run)
 
 
-@pytest.mark.skipif(not TREC_EVAL, reason="set TREC_EVAL to the trec_eval binary")
-def test_trec_eval_own_test_files(parser):
-    """trec_eval's test/qrels.test and test/results.test (whose lines carry
-    text after the sixth field), every query, every measure of ours."""
-    root = os.path.join(os.path.dirname(TREC_EVAL), "test")
-    qrels_path, run_path = os.path.join(root, "qrels.test"), os.path.join(root, "results.test")
-    if not os.path.exists(run_path):
-        pytest.skip("trec_eval's test files are not beside the binary")
-    theirs = _trec_eval(qrels_path, run_path)
-    ours = _ours(evaluate_run(qrels_path, run_path, MEASURES))
-    assert set(theirs) == set(ours)
-    for key, value in theirs.items():
-        assert ours[key] == pytest.approx(value, abs=5e-5), key
-
-
 # ================================================================ trec_eval's rules
 
 
