@@ -94,11 +94,11 @@ def test_skipped_blocks_are_the_listed_ones_with_a_reason():
 
 
 def test_the_blocks_are_found():
-    # Pinned so that a block does not leave the test unnoticed (a broken fence, a
-    # new install command in a bash block that used to run).
-    assert len(PYTHON) == 9
-    assert len(BASH) == 2
-    assert {b.language for b in BLOCKS} == {"python", "bash", ""}
+    # A block spelled ```py or ```sh, or a broken fence, would leave the test unnoticed;
+    # unlabelled blocks are program output.
+    assert {b.language for b in BLOCKS} <= {"python", "bash", ""}
+    assert len(PYTHON) >= 9
+    assert len(BASH) >= 2  # evaluate and compare on the sample TREC files
 
 
 @pytest.mark.parametrize("block", [b for b in PYTHON if b.skip is None], ids=lambda b: b.id)
