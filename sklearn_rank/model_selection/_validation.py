@@ -9,7 +9,7 @@ import sklearn
 from sklearn.model_selection import cross_validate
 
 from ..estimators import QueryRanker
-from ..estimators._query_ranker import _fit_kind
+from ..estimators._inner import fit_kind
 from ..metrics import MetricSpec, make_ranking_scorer
 from ._split import QueryKFold
 
@@ -92,7 +92,7 @@ def cross_validate_ranker(estimator, X, y, *, qid, scoring="ndcg@10", cv=5, para
     >>> sorted(k for k in res if k.startswith("test_"))
     ["test_ndcg(gain='linear')@10", 'test_ndcg@10']
     """
-    if not isinstance(estimator, QueryRanker) and _fit_kind(estimator) != "none":
+    if not isinstance(estimator, QueryRanker) and fit_kind(estimator) != "none":
         estimator = QueryRanker(estimator)  # a bare LGBMRanker / XGBRanker
     if isinstance(cv, Integral):
         cv = QueryKFold(cv)
