@@ -388,18 +388,22 @@ def test_n_resamples_must_be_a_positive_integer(bad):
     """At least 1 sign assignment, at least 2 bootstrap resamples (a standard
     error)."""
     if bad != 1:
-        with pytest.raises(ValueError, match=r"n_resamples must be an integer >= 1, got "):
+        with pytest.raises(ValueError, match=r"'n_resamples' parameter of randomization_test "
+                                             r"must be an int in the range \[1, inf\)|"
+                                             r"n_resamples is a number of resamples, not a bool"):
             randomization_test([0.1, 0.2], [0.3, 0.1], n_resamples=bad)
     for call in (lambda: bootstrap_ci([0.1, 0.2], n_resamples=bad),
                  lambda: compare({"A": _ev([1, 2], [0.1, 0.2])}, n_resamples=bad)):
-        with pytest.raises(ValueError, match=r"n_resamples must be an integer >= 2, got "):
+        with pytest.raises(ValueError, match=r"'n_resamples' parameter of (bootstrap_ci|compare) "
+                                             r"must be an int in the range \[2, inf\)"):
             call()
     assert randomization_test([0.1, 0.2, 0.3], [0.3, 0.1, 0.2], n_resamples=1).exact is False
 
 
 @pytest.mark.parametrize("alpha", [0, 1, 1.5, -0.1])
 def test_compare_alpha_range(alpha):
-    with pytest.raises(ValueError, match=r"alpha must be in \(0, 1\)"):
+    with pytest.raises(ValueError, match=r"'alpha' parameter of compare must be a float in the "
+                                         r"range \(0.0, 1.0\)"):
         compare({"A": _ev([1, 2], [0.1, 0.2])}, alpha=alpha)
 
 
@@ -415,7 +419,9 @@ def test_corrected_resampled_ttest_refuses_a_failed_fold(bad):
 
 @pytest.mark.parametrize("ratio", [0, -1, np.inf, np.nan])
 def test_corrected_resampled_ttest_ratio(ratio):
-    with pytest.raises(ValueError, match=r"test_train_ratio must be a finite number > 0"):
+    with pytest.raises(ValueError, match=r"'test_train_ratio' parameter of "
+                                         r"corrected_resampled_ttest must be a float in the "
+                                         r"range \(0.0, inf\)"):
         corrected_resampled_ttest([0.6, 0.62], [0.6, 0.61], test_train_ratio=ratio)
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 
+from .._validation import Interval, StrOptions, validate_params
 from ..metrics._evaluation import Evaluation
-from ._pairing import _metric_of, paired_values
+from ._pairing import PAIRED, metric_of, paired_values
 
 __all__ = [
     "BootstrapResult",
@@ -25,11 +26,15 @@ __all__ = [
 _BATCH_ELEMENTS = 1 << 22
 
 
-def _check_resamples(n_resamples, minimum: int = 1) -> int:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, Integral) \
-            or n_resamples < minimum:
-        raise ValueError(f"n_resamples must be an integer >= {minimum}, got {n_resamples!r}.")
-    return int(n_resamples)
+#: Seeds of NumPy's ``default_rng``.
+SEED = [Interval(Integral, 0, None, closed="left"), np.random.Generator,
+        np.random.BitGenerator, np.random.SeedSequence, None]
+
+#: At least 2 resamples: a standard error, an interval.
+RESAMPLES = [Interval(Integral, 2, None, closed="left")]
+
+#: Strictly between 0 and 1: a confidence level, a significance level.
+LEVEL = [Interval(Real, 0, 1, closed="neither")]
 
 
 def _all_zero_error(test: str, n: int) -> ValueError:
@@ -39,6 +44,7 @@ def _all_zero_error(test: str, n: int) -> ValueError:
         "randomization_test gives p = 1 and compare() reports p = 1.")
 
 
+@validate_params(PAIRED)
 def paired_ttest(a, b, *, metric=None, missing="raise"):
     """Paired t-test on per-query values (:func:`scipy.stats.ttest_rel`).
 
@@ -76,6 +82,7 @@ def paired_ttest(a, b, *, metric=None, missing="raise"):
     return stats.ttest_rel(x, y)
 
 
+@validate_params({**PAIRED, "zero_method": [StrOptions({"wilcox", "pratt", "zsplit"})]})
 def wilcoxon_test(a, b, *, metric=None, missing="raise", zero_method="wilcox"):
     """Wilcoxon signed-rank test on per-query values (:func:`scipy.stats.wilcoxon`).
 
@@ -137,6 +144,8 @@ class RandomizationResult:
     exact: bool
 
 
+@validate_params({**PAIRED, "n_resamples": [Interval(Integral, 1, None, closed="left")],
+                  "random_state": SEED})
 def randomization_test(a, b, *, metric=None, missing="raise", n_resamples=10000,
                        random_state=None) -> RandomizationResult:
     """Two-sided paired randomization (Fisher permutation) test on per-query values.
@@ -154,7 +163,9 @@ def randomization_test(a, b, *, metric=None, missing="raise", n_resamples=10000,
         Random sign assignments. With n queries and 2**n <= n_resamples every
         assignment is enumerated and the p-value is exact.
     random_state : int, numpy Generator or None, default=None
-        Seed of the random sign assignments.
+        Seed of the random sign assignments (anything
+        :func:`numpy.random.default_rng` takes: a ``BitGenerator`` or
+        ``SeedSequence`` too).
 
     Returns
     -------
@@ -184,7 +195,9 @@ def randomization_test(a, b, *, metric=None, missing="raise", n_resamples=10000,
     >>> res.exact, res.pvalue
     (True, 0.25)
     """
-    n_resamples = _check_resamples(n_resamples)
+    if isinstance(n_resamples, bool | np.bool_):  # an int to scikit-learn's constraint
+        raise ValueError(f"n_resamples is a number of resamples, not a bool; got "
+                         f"{n_resamples!r}.")
     x, y, _ = paired_values(a, b, metric=metric, missing=missing)
     d = x - y
     n = d.shape[0]
@@ -244,6 +257,16 @@ def _rng_keyword(function, seed) -> dict:
     return {"rng": seed} if "rng" in params else {"random_state": seed}
 
 
+@validate_params({
+    "values": ["array-like", Evaluation],
+    "baseline": ["array-like", Evaluation, None],
+    "metric": PAIRED["metric"],
+    "missing": PAIRED["missing"],
+    "confidence": LEVEL,
+    "n_resamples": RESAMPLES,
+    "method": [StrOptions({"percentile", "bca"})],
+    "random_state": SEED,
+})
 def bootstrap_ci(values, baseline=None, *, metric=None, missing="raise", confidence=0.95,
                  n_resamples=10000, method="percentile", random_state=None) -> BootstrapResult:
     """Bootstrap confidence interval of a mean, or of a paired mean difference.
@@ -262,6 +285,7 @@ def bootstrap_ci(values, baseline=None, *, metric=None, missing="raise", confide
     method : {'percentile', 'bca'}, default='percentile'
         Percentile interval, or bias-corrected and accelerated (BCa).
     random_state : int, numpy Generator or None, default=None
+        Seed of the resampling (anything :func:`numpy.random.default_rng` takes).
 
     Returns
     -------
@@ -300,27 +324,8 @@ def bootstrap_ci(values, baseline=None, *, metric=None, missing="raise", confide
     """
     from scipy import stats
 
-    if method not in ("percentile", "bca"):
-        raise ValueError(f"method must be 'percentile' or 'bca', got {method!r}.")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}.")
-    n_resamples = _check_resamples(n_resamples, minimum=2)  # a standard error needs 2
     if baseline is None:
-        if isinstance(values, Evaluation):
-            key = _metric_of(values, metric)
-            d = np.asarray(values.per_query[key], dtype=np.float64)
-        else:
-            d = np.asarray(values, dtype=np.float64)
-        if d.ndim != 1:
-            raise ValueError(f"values must be a 1-D array of per-query values; got shape "
-                             f"{d.shape}.")
-        if np.isinf(d).any():
-            i = int(np.flatnonzero(np.isinf(d))[0])
-            raise ValueError(f"values[{i}] is {d[i]}; per-query values must be finite (or "
-                             "NaN for a skipped query).")
-        d = d[~np.isnan(d)]
-        if d.shape[0] == 0:
-            raise ValueError("values must be a non-empty 1-D array of per-query values.")
+        d = _values(values, metric)
     else:
         x, y, _ = paired_values(values, baseline, metric=metric, missing=missing)
         d = x - y
@@ -336,6 +341,25 @@ def bootstrap_ci(values, baseline=None, *, metric=None, missing="raise", confide
         low, high = _bca_interval(d, res.bootstrap_distribution, confidence)
     return BootstrapResult(mean, float(low), float(high), confidence, method,
                            float(res.standard_error))
+
+
+def _values(values, metric) -> np.ndarray:
+    """The per-query values of one system, without the NaN of skipped queries."""
+    if isinstance(values, Evaluation):
+        d = np.asarray(values.per_query[metric_of(values, metric)], dtype=np.float64)
+    else:
+        d = np.asarray(values, dtype=np.float64)
+    if d.ndim != 1:
+        raise ValueError(f"values must be a 1-D array of per-query values; got shape "
+                         f"{d.shape}.")
+    if np.isinf(d).any():
+        i = int(np.flatnonzero(np.isinf(d))[0])
+        raise ValueError(f"values[{i}] is {d[i]}; per-query values must be finite (or "
+                         "NaN for a skipped query).")
+    d = d[~np.isnan(d)]
+    if d.shape[0] == 0:
+        raise ValueError("values must be a non-empty 1-D array of per-query values.")
+    return d
 
 
 def _bca_interval(d: np.ndarray, theta_hat_b: np.ndarray, confidence: float):
