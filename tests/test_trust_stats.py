@@ -15,6 +15,7 @@ from scipy import stats
 import sklearn_rank
 from sklearn_rank.metrics import evaluate
 from sklearn_rank.metrics._evaluation import Evaluation
+from sklearn_rank.stats import _bootstrap as stats_bootstrap
 from sklearn_rank.stats import _tests as stats_tests
 from sklearn_rank.stats import (
     bootstrap_ci,
@@ -76,12 +77,12 @@ def test_bootstrap_batches_give_scipys_unbatched_numbers(monkeypatch, method):
     error; BCa agrees with SciPy's O(n^2) jackknife to rounding."""
     rng = np.random.default_rng(3)
     x, y = rng.beta(2, 3, 700), rng.beta(2, 3, 700)
-    monkeypatch.setattr(stats_tests, "_BATCH_ELEMENTS", 5000)  # 7 resamples a batch
+    monkeypatch.setattr(stats_bootstrap, "_BATCH_ELEMENTS", 5000)  # 7 resamples a batch
     ours = bootstrap_ci(x, y, n_resamples=2000, method=method, random_state=11)
     theirs = stats.bootstrap((x - y,), np.mean, n_resamples=2000, vectorized=True,
                              method="BCa" if method == "bca" else "percentile",
-                             **stats_tests._rng_keyword(stats.bootstrap,
-                                                        np.random.default_rng(11)))
+                             **stats_bootstrap._rng_keyword(stats.bootstrap,
+                                                            np.random.default_rng(11)))
     assert ours.standard_error == theirs.standard_error
     if method == "percentile":
         assert (ours.low, ours.high) == tuple(theirs.confidence_interval)
@@ -94,8 +95,8 @@ def test_bca_on_skewed_data_matches_scipy():
     d = np.random.default_rng(5).exponential(size=60) - 0.8
     ours = bootstrap_ci(d, method="bca", n_resamples=3000, random_state=1)
     theirs = stats.bootstrap((d,), np.mean, n_resamples=3000, method="BCa",
-                             **stats_tests._rng_keyword(stats.bootstrap,
-                                                        np.random.default_rng(1)))
+                             **stats_bootstrap._rng_keyword(stats.bootstrap,
+                                                            np.random.default_rng(1)))
     np.testing.assert_allclose((ours.low, ours.high), theirs.confidence_interval, rtol=1e-12)
     percentile = bootstrap_ci(d, n_resamples=3000, random_state=1)
     assert (ours.low, ours.high) != (percentile.low, percentile.high)  # skew moves it

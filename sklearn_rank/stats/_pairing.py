@@ -6,19 +6,11 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._validation import StrOptions, validate_params
+from .._validation import validate_params
 from ..metrics._evaluation import Evaluation
+from ._constraints import PAIRED
 
 __all__ = ["paired_values"]
-
-#: The constraints of the parameters of :func:`paired_values`, which every
-#: paired test shares.
-PAIRED = {
-    "a": ["array-like", Evaluation],
-    "b": ["array-like", Evaluation],
-    "metric": [str, None],
-    "missing": [StrOptions({"raise", "drop", "zero"})],
-}
 
 
 def metric_of(evaluation: Evaluation, metric) -> str:

@@ -9,17 +9,10 @@ import numpy as np
 
 from .._validation import StrOptions, validate_params
 from ..metrics._evaluation import Evaluation
-from ._pairing import PAIRED
-from ._tests import (
-    LEVEL,
-    RESAMPLES,
-    SEED,
-    bootstrap_ci,
-    paired_ttest,
-    paired_values,
-    randomization_test,
-    wilcoxon_test,
-)
+from ._bootstrap import bootstrap_ci
+from ._constraints import LEVEL, PAIRED, RESAMPLES, SEED
+from ._pairing import paired_values
+from ._tests import paired_ttest, randomization_test, wilcoxon_test
 
 __all__ = ["Comparison", "Report", "compare"]
 
