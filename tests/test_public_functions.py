@@ -19,7 +19,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sklearn.base import BaseEstimator
 from sklearn.linear_model import Ridge
+from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils._param_validation import (
     InvalidParameterError,
     generate_invalid_param_val,
@@ -65,20 +67,21 @@ def _public_modules():
             yield importlib.import_module(info.name)
 
 
-def _public_functions() -> dict:
-    """``{public name: function}``, each function once, under the name of the
-    subpackage that exports it (``sklearn_rank.metrics.ndcg_score``, not the
+def _public(kind) -> dict:
+    """``{public name: object}`` for the functions or classes (``kind`` is
+    ``inspect.isfunction`` or ``inspect.isclass``), each once, under the name of
+    the subpackage that exports it (``sklearn_rank.metrics.ndcg_score``, not the
     top-level re-export)."""
     found = {}
     for module in _public_modules():
         for name in module.__all__:
             obj = getattr(module, name)
-            if inspect.isfunction(obj):
+            if kind(obj):
                 found.setdefault(obj, []).append(f"{module.__name__}.{name}")
-    return {max(names, key=len): func for func, names in found.items()}
+    return {max(names, key=len): obj for obj, names in found.items()}
 
 
-FUNCTIONS = _public_functions()
+FUNCTIONS = _public(inspect.isfunction)
 DECLARED = {name: func for name, func in FUNCTIONS.items() if name not in UNDECLARED}
 
 
@@ -191,6 +194,22 @@ def test_function_param_validation(name):
 
 
 # ---------------------------------------------------------------- estimators, splitters
+
+
+ESTIMATORS = {name: cls for name, cls in _public(inspect.isclass).items()
+              if issubclass(cls, BaseEstimator | BaseCrossValidator)}
+
+
+def test_the_estimators_and_splitters_are_found():
+    assert {QueryRanker, QueryKFold, QueryShuffleSplit} <= set(ESTIMATORS.values())
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_every_estimator_and_splitter_declares_its_constraints(name):
+    cls = ESTIMATORS[name]
+    constraints = cls.__dict__.get("_parameter_constraints")
+    assert constraints is not None, f"{name} declares no _parameter_constraints"
+    assert set(constraints) == set(inspect.signature(cls).parameters)
 
 
 def test_query_ranker_param_validation():

@@ -48,7 +48,7 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
         sparse arrays, pandas and polars DataFrames (negative counts from the
         end); on a DataFrame that also has a column *labelled* with that int
         at another position it is an error (name the column instead). A str
-        (any non-int) is a DataFrame column *name*. With None, a DataFrame
+        is a DataFrame column *name*. With None, a DataFrame
         column named ``qid`` is used when present (XGBoost's convention). In a
         pipeline it refers to ``X`` as this step sees it, after the earlier
         steps: e.g. ``0`` after ``ColumnTransformer([("q", "passthrough",
@@ -84,7 +84,11 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
     are refused, and so is a column at an int position whose DataFrame name
     differs from the one in ``fit``.
 
-    Labels are checked before the inner model sees them: ranking objectives
+    The parameters are checked when ``fit`` starts, as scikit-learn's
+    estimators check theirs (``_parameter_constraints``); ``X``, ``y`` and
+    ``sample_weight`` by scikit-learn's own checks, which leave a DataFrame or
+    a sparse matrix as it is. Labels are checked before the inner model sees
+    them: ranking objectives
     need non-negative integer grades, below ``len(label_gain)`` for LightGBM
     (31 by default) and below 32 for XGBoost's exponential gain. Passing
     ``group=`` (LightGBM's sizes) is an error: pass per-row ``qid`` instead, so

@@ -74,7 +74,7 @@ class _QuerySplitter(BaseCrossValidator):
     __metadata_request__split = {"qid": True, "groups": True}
     _parameter_constraints: dict = {}
 
-    def _validate_params(self) -> None:
+    def _check_parameters(self) -> None:
         """Refuse a parameter that meets none of its ``_parameter_constraints``
         (scikit-learn words the error). Splitters check their parameters when
         they are made, as scikit-learn's do."""
@@ -161,7 +161,7 @@ class QueryKFold(_QuerySplitter):
         self.n_splits = n_splits
         self.shuffle = shuffle
         self.random_state = random_state
-        self._validate_params()
+        self._check_parameters()
         if not shuffle and random_state is not None:
             raise ValueError(
                 "Setting random_state has no effect since shuffle is False; set "
@@ -240,7 +240,7 @@ class QueryShuffleSplit(_QuerySplitter):
         self.test_size = test_size
         self.train_size = train_size
         self.random_state = random_state
-        self._validate_params()
+        self._check_parameters()
         if (isinstance(test_size, float) and isinstance(train_size, float)
                 and test_size + train_size > 1):
             raise ValueError(
