@@ -3,11 +3,14 @@
 scikit-learn does not promise these names across releases; keeping every such
 import here means a scikit-learn release can break one file, not the package.
 Importing this module costs about a second (scikit-learn's validation
-machinery), so :mod:`sklearn_rank.metrics` imports it lazily.
+machinery), so :mod:`sklearn_rank.metrics` imports it lazily. Where
+scikit-learn has a public equivalent (``sklearn.get_config()``,
+``sklearn.utils.check_array``), the package uses that instead.
 """
 
+import numpy as np
+from sklearn.base import _fit_context
 from sklearn.utils import _safe_indexing
-from sklearn.utils._metadata_requests import _routing_enabled
 from sklearn.utils._param_validation import (
     HasMethods,
     Interval,
@@ -16,22 +19,21 @@ from sklearn.utils._param_validation import (
     StrOptions,
     validate_parameter_constraints,
 )
+from sklearn.utils.validation import _check_n_features, _check_sample_weight
 
 __all__ = [
     "HasMethods",
     "Interval",
     "Options",
     "RealNotInt",
+    "ScorerHooksMixin",
     "StrOptions",
-    "routing_enabled",
+    "check_n_features",
+    "check_sample_weight",
+    "fit_context",
     "safe_indexing",
     "validate_parameter_constraints",
 ]
-
-
-def routing_enabled() -> bool:
-    """Whether ``sklearn.set_config(enable_metadata_routing=True)`` is in effect."""
-    return _routing_enabled()
 
 
 def safe_indexing(X, indices, *, axis=0):
@@ -42,6 +44,47 @@ def safe_indexing(X, indices, *, axis=0):
     indices are positions for every input.
     """
     return _safe_indexing(X, indices, axis=axis)
+
+
+def fit_context(fit_method):
+    """Decorate ``fit`` as scikit-learn's estimators do: validate the estimator's
+    ``_parameter_constraints`` first (unless validation is globally skipped).
+
+    Nested validation is kept (``prefer_skip_nested_validation=False``), as for
+    scikit-learn's meta-estimators: the inner estimator is given by the user
+    and checks its own parameters.
+    """
+    return _fit_context(prefer_skip_nested_validation=False)(fit_method)
+
+
+def check_sample_weight(sample_weight, X):
+    """Row weights as a float64 array of one weight per row of ``X``, refused
+    (by scikit-learn, in its words) when they are not finite, negative, all
+    zero or of another length."""
+    return _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                ensure_non_negative=True)
+
+
+def check_n_features(estimator, X) -> None:
+    """Refuse an ``X`` with another number of columns than in ``fit``."""
+    _check_n_features(estimator, X, reset=False)
+
+
+class ScorerHooksMixin:
+    """The private hooks scikit-learn's scoring machinery asks a scorer for.
+
+    Put this mixin among the bases of a scorer class that does not derive
+    from scikit-learn's own (private) scorer classes.
+    """
+
+    def _routing_repr(self) -> str:
+        # how metadata-routing messages name the scorer (scikit-learn >= 1.8)
+        return repr(self)
+
+    def _accept_sample_weight(self) -> bool:
+        # asked without routing by the multi-metric scorer: may it pass
+        # sample_weight on? The scorers of this package take it.
+        return True
 
 
 # The documentation site; the estimators' HTML repr links to their API pages there.

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
 import sys
 
 from ._cli import EPILOG, Append, CommandError, integer, option, real, write
+from ._formats import FORMATS
 
 __all__ = ["add_parser", "run", "run_compare"]
 
-_FORMATS = ("table", "trec", "json", "csv")
 _EPILOG = f"""\
 labels: a measure is printed under trec_eval's name (ndcg_cut_10, P_5, map) when it
 is exactly trec_eval's measure, else under its canonical spec
@@ -62,7 +60,7 @@ def add_parser(subparsers) -> None:
     _add_common(p)
     p.add_argument("-q", "--per-query", action="store_true",
                    help="also print the value of every query")
-    p.add_argument("--format", choices=_FORMATS, default="table",
+    p.add_argument("--format", choices=list(FORMATS), default="table",
                    help="table (default), trec (trec_eval's 'measure qid|all value' lines), "
                         "json or csv")
     p.set_defaults(func=run, command="evaluate")
@@ -245,8 +243,7 @@ def run(args) -> int:
         with option(("--plot", args.plot)):
             save_figure(args.plot, _curves(args, qrels, runs, names, results[0].metrics,
                                            labels))
-    out = {"table": _table, "trec": _trec, "json": _json, "csv": _csv}[args.format]
-    write(out(names, results, labels, args.per_query))
+    write(FORMATS[args.format](names, results, labels, args.per_query))
     if args.plot:
         _say(f"plot written to {args.plot}")
     return 0
@@ -297,76 +294,3 @@ def _baseline(wanted, names, paths) -> str:
         if wanted in (name, path, os.path.basename(path)):
             return name
     raise CommandError(f"--baseline {wanted!r} is none of the runs: {', '.join(names)}.")
-
-
-def _rows(evaluation, labels, per_query):
-    """(measure, qid or 'all', value) in trec_eval's order: queries, then all."""
-    for key, label in labels.items():
-        if per_query:
-            for qid, value in zip(evaluation.qids, evaluation.per_query[key], strict=True):
-                yield label, str(qid), float(value)
-        yield label, "all", evaluation.mean[key]
-
-
-def _trec(names, results, labels, per_query) -> str:
-    lines = []
-    for name, evaluation in zip(names, results, strict=True):
-        if len(results) > 1:
-            lines.append(f"{'runid':<22}\tall\t{name}")
-        lines += [f"{label:<22}\t{qid}\t{value:.4f}"
-                  for label, qid, value in _rows(evaluation, labels, per_query)]
-    return "\n".join(lines) + "\n"
-
-
-def _table(names, results, labels, per_query) -> str:
-    per_run = [list(_rows(ev, labels, per_query)) for ev in results]
-    body = []
-    for cells in zip(*per_run, strict=True):  # one row per (measure, qid), a column per run
-        label, qid, _ = cells[0]
-        body.append([label if qid == "all" else f"{label} [{qid}]",
-                     *(f"{value:.4f}" for _, _, value in cells)])
-    header = ["measure", *names]
-    widths = [max(len(header[j]), *(len(r[j]) for r in body)) for j in range(len(header))]
-    lines = ["  ".join(h.ljust(w) if j == 0 else h.rjust(w)
-                       for j, (h, w) in enumerate(zip(header, widths, strict=True)))]
-    lines.append("  ".join("-" * w for w in widths))
-    for r in body:
-        lines.append("  ".join(c.ljust(w) if j == 0 else c.rjust(w)
-                               for j, (c, w) in enumerate(zip(r, widths, strict=True))))
-    n_queries = ", ".join(f"{name}: {ev.n_queries}" for name, ev in zip(names, results,
-                                                                         strict=True))
-    return "\n".join(lines) + f"\n\nqueries evaluated: {n_queries}\n"
-
-
-def _number(value) -> float | None:
-    """A value for JSON: None (null) for NaN, which JSON has no spelling for."""
-    value = float(value)
-    return value if math.isfinite(value) else None
-
-
-def _json(names, results, labels, per_query) -> str:
-    doc = {}
-    for name, evaluation in zip(names, results, strict=True):
-        entry = {"n_queries": evaluation.n_queries,
-                 "mean": {labels[k]: _number(evaluation.mean[k]) for k in labels},
-                 "n_empty": {labels[k]: int(evaluation.n_empty[k]) for k in labels}}
-        if per_query:
-            entry["per_query"] = {
-                labels[k]: dict(zip(map(str, evaluation.qids),
-                                    map(_number, evaluation.per_query[k]), strict=True))
-                for k in labels}
-        doc[name] = entry
-    return json.dumps({"runs": doc}, indent=2, allow_nan=False) + "\n"
-
-
-def _csv(names, results, labels, per_query) -> str:
-    import csv
-    import io
-
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["run", "measure", "qid", "value"])
-    for name, evaluation in zip(names, results, strict=True):
-        for label, qid, value in _rows(evaluation, labels, per_query):
-            writer.writerow([name, label, qid, repr(value)])
-    return buffer.getvalue()

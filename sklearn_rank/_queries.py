@@ -73,22 +73,9 @@ def qid_position(X, key, who: str) -> int:
     if isinstance(key, bool | np.bool_):
         raise ValueError(f"{who}: qid_column must be None, an int (a column position) or a "
                          f"column name; got {key!r}.")
-    n_columns = X.shape[1]
-    columns = getattr(X, "columns", None)
     if _is_int(key):
-        if not -n_columns <= key < n_columns:
-            raise ValueError(f"{who} is out of range for X with {n_columns} columns.")
-        position = int(key) % n_columns
-        if columns is not None:
-            labelled = [i for i, c in enumerate(columns) if _is_int(c) and c == key]
-            if labelled and labelled != [position]:
-                raise ValueError(
-                    f"{who}: an int qid_column is a column position, but X also has a column "
-                    f"labelled {key!r}, at position {labelled[0]}, so the int would name two "
-                    "columns. Give X string column names and name the query-id column "
-                    f"(qid_column='...'), or {ROUTING_FIX}."
-                )
-        return position
+        return _int_position(X, key, who)
+    columns = getattr(X, "columns", None)
     if columns is None:
         raise ValueError(
             f"{who} names a column, but X is not a DataFrame; use the column's integer "
@@ -102,6 +89,24 @@ def qid_position(X, key, who: str) -> int:
         raise ValueError(f"{who}: X has {len(matches)} columns named {key!r}; give the "
                          "query-id column a name of its own.")
     return matches[0]
+
+
+def _int_position(X, key: int, who: str) -> int:
+    """The position an int ``qid_column`` names, refused when a DataFrame column
+    labelled with that int sits elsewhere."""
+    n_columns = X.shape[1]
+    if not -n_columns <= key < n_columns:
+        raise ValueError(f"{who} is out of range for X with {n_columns} columns.")
+    position = int(key) % n_columns
+    labelled = [i for i, c in enumerate(getattr(X, "columns", ())) if _is_int(c) and c == key]
+    if labelled and labelled != [position]:
+        raise ValueError(
+            f"{who}: an int qid_column is a column position, but X also has a column "
+            f"labelled {key!r}, at position {labelled[0]}, so the int would name two "
+            "columns. Give X string column names and name the query-id column "
+            f"(qid_column='...'), or {ROUTING_FIX}."
+        )
+    return position
 
 
 def column_values(X, position: int) -> np.ndarray:

@@ -62,35 +62,6 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run, command="tune")
 
 
-class _Progress:
-    """Wraps the refit scorer to report each scored fit on stderr."""
-
-    def __init__(self, scorer, total: int, stream):
-        self.scorer = scorer
-        self.total = total
-        self.done = 0
-        self.stream = stream
-        self.start = time.perf_counter()
-
-    def __call__(self, estimator, X, y_true, **kwargs):
-        value = self.scorer(estimator, X, y_true, **kwargs)
-        self.done += 1
-        text = (f"  cross-validating: {self.done}/{self.total} fits "
-                f"({time.perf_counter() - self.start:.0f} s)")
-        if getattr(self.stream, "isatty", lambda: False)():
-            self.stream.write("\r" + text + ("\n" if self.done == self.total else ""))
-        elif self.done == self.total or self.done % max(1, self.total // 10) == 0:
-            self.stream.write(text + "\n")  # a log, not a terminal: a line per tenth
-        self.stream.flush()
-        return value
-
-    def get_metadata_routing(self):
-        return self.scorer.get_metadata_routing()
-
-    def _accept_sample_weight(self):
-        return True
-
-
 def _load(args):
     """``(X, y, qid, source)`` from --data (and --query) or generated."""
     import numpy as np
@@ -182,6 +153,7 @@ def search(X, y, qid, *, k=10, metric="ndcg", folds=5, test_size=0.2, n_estimato
     from lightgbm import LGBMRanker
     from sklearn.model_selection import GridSearchCV, ParameterGrid
 
+    from ._tune_progress import ProgressScorer
     from .estimators import QueryRanker
     from .metrics import evaluate, make_ranking_scorer
     from .model_selection import QueryKFold
@@ -192,7 +164,8 @@ def search(X, y, qid, *, k=10, metric="ndcg", folds=5, test_size=0.2, n_estimato
                                     random_state=seed, n_jobs=1))
     scoring = {name: make_ranking_scorer(name) for name in names}
     if progress is not None and n_jobs == 1:
-        scoring[refit] = _Progress(scoring[refit], len(ParameterGrid(GRID)) * folds, progress)
+        scoring[refit] = ProgressScorer(scoring[refit], len(ParameterGrid(GRID)) * folds,
+                                        progress)
     # error_score="raise": a fit that fails stops the search with its own error
     # (not a warning per fit and NaN scores)
     grid = GridSearchCV(ranker, GRID, scoring=scoring, refit=refit, error_score="raise",

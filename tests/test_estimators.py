@@ -288,3 +288,52 @@ def _run_with_scipy_array_api(estimator, check):
         (estimator, check.keywords)), capture_output=True,
         env={**os.environ, "SCIPY_ARRAY_API": "1"}, timeout=300)
     assert done.returncode == 0, done.stderr.decode()[-3000:]
+
+
+def _sklearn_message(check, *args, **kwargs) -> str:
+    with pytest.raises(ValueError) as info:
+        check(*args, **kwargs)
+    return str(info.value)
+
+
+def test_inputs_are_refused_by_scikit_learns_own_checks():
+    """X, y and sample_weight are refused with the messages of scikit-learn's
+    check_array / check_X_y / _check_sample_weight, not copies of them."""
+    from sklearn.utils import check_array
+    from sklearn.utils.validation import check_consistent_length, check_X_y
+
+    from sklearn_rank._compat import check_sample_weight
+
+    X, y = np.ones((4, 2)), np.array([0, 1, 0, 1])
+    ranker = QueryRanker(Ridge())
+    cases = [
+        ((X[:, 0], y), {}, lambda: check_array(X[:, 0], estimator=ranker)),
+        ((X + 1j, y), {}, lambda: check_array(X + 1j, estimator=ranker)),
+        ((np.ones((0, 2)), y[:0]), {}, lambda: check_array(np.ones((0, 2)), estimator=ranker)),
+        ((X, None), {}, lambda: check_X_y(X, None, estimator=ranker)),
+        ((X, y[:3]), {}, lambda: check_consistent_length(X, y[:3])),
+        ((X, y), {"sample_weight": np.zeros(4)}, lambda: check_sample_weight(np.zeros(4), X)),
+        ((X, y), {"sample_weight": -np.ones(4)}, lambda: check_sample_weight(-np.ones(4), X)),
+        ((X, y), {"sample_weight": np.ones(3)}, lambda: check_sample_weight(np.ones(3), X)),
+    ]
+    for args, kwargs, check in cases:
+        with pytest.raises(ValueError) as info:
+            QueryRanker(Ridge()).fit(*args, **kwargs)
+        assert str(info.value) == _sklearn_message(check)
+    fitted = QueryRanker(Ridge()).fit(X, y)
+    with pytest.raises(ValueError, match=r"^X has 3 features, but QueryRanker is expecting 2 "
+                                         r"features as input\.$"):
+        fitted.predict(np.ones((4, 3)))
+
+
+def test_frames_and_sparse_matrices_reach_the_inner_model_as_they_are():
+    import pandas as pd
+    import scipy.sparse as sp
+
+    X, y, qid = _data(n_queries=5)
+    frame = pd.DataFrame(X, columns=list("abcd")).assign(qid=qid.astype(str))
+    inner = QueryRanker(_LightGBMLike()).fit(frame, y).estimator_
+    assert isinstance(inner.X_, pd.DataFrame) and list(inner.X_.dtypes) == [np.float64] * 4
+    inner = QueryRanker(_LightGBMLike()).fit(sp.coo_matrix(X), y, qid=qid).estimator_
+    assert sp.issparse(inner.X_) and inner.X_.format == "csr"
+    np.testing.assert_array_equal(inner.X_.toarray(), X[np.argsort(qid, kind="stable")])

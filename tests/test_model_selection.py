@@ -84,7 +84,8 @@ def test_kfold_errors():
         list(QueryKFold(2).split(np.zeros((4, 2))))
     with pytest.raises(ValueError, match=r"X has 4 rows but qid has 3 values"):
         list(QueryKFold(2).split(np.zeros((4, 2)), qid=[1, 2, 3]))
-    with pytest.raises(ValueError, match=r"n_splits >= 2"):
+    with pytest.raises(ValueError, match=r"'n_splits' parameter of QueryKFold must be an int "
+                                         r"in the range \[2, inf\)"):
         QueryKFold(1)
     with pytest.raises(ValueError, match=r"random_state has no effect since shuffle is False"):
         QueryKFold(3, random_state=0)
@@ -129,7 +130,8 @@ def test_shuffle_split_default_test_size_and_reproducibility():
 
 
 def test_shuffle_split_errors():
-    with pytest.raises(ValueError, match=r"test_size must be a float in \(0, 1\)"):
+    with pytest.raises(ValueError, match=r"'test_size' parameter of QueryShuffleSplit must be "
+                                         r"a float in the range \(0.0, 1.0\)"):
         QueryShuffleSplit(test_size=1.5)
     with pytest.raises(ValueError, match=r"test_size \+ train_size = 1.1 exceeds 1"):
         QueryShuffleSplit(test_size=0.5, train_size=0.6)

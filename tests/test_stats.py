@@ -141,7 +141,8 @@ def test_bootstrap_of_a_paired_difference_and_degenerate_data():
     assert res.low < res.statistic < res.high
     flat = bootstrap_ci([0.5, 0.5, 0.5])
     assert (flat.low, flat.high) == (0.5, 0.5)
-    with pytest.raises(ValueError, match=r"method must be 'percentile' or 'bca'"):
+    with pytest.raises(ValueError, match=r"'method' parameter of bootstrap_ci must be a str "
+                                         r"among"):
         bootstrap_ci([1, 2], method="basic")
 
 
@@ -227,9 +228,10 @@ def test_compare_errors():
     evs = _evaluations()
     with pytest.raises(ValueError, match=r"baseline 'X' is not one of the systems"):
         compare(evs, baseline="X")
-    with pytest.raises(ValueError, match=r"test must be one of"):
+    with pytest.raises(ValueError, match=r"'test' parameter of compare must be a str among"):
         compare(evs, test="z")
-    with pytest.raises(ValueError, match=r"correction must be one of"):
+    with pytest.raises(ValueError, match=r"'correction' parameter of compare must be a str "
+                                         r"among"):
         compare(evs, correction="fdr")
     with pytest.raises(TypeError, match=r"evaluations\['S0'\] must be an Evaluation"):
         compare({"S0": [1, 2]})

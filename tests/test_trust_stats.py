@@ -15,6 +15,7 @@ from scipy import stats
 import sklearn_rank
 from sklearn_rank.metrics import evaluate
 from sklearn_rank.metrics._evaluation import Evaluation
+from sklearn_rank.stats import _bootstrap as stats_bootstrap
 from sklearn_rank.stats import _tests as stats_tests
 from sklearn_rank.stats import (
     bootstrap_ci,
@@ -76,12 +77,12 @@ def test_bootstrap_batches_give_scipys_unbatched_numbers(monkeypatch, method):
     error; BCa agrees with SciPy's O(n^2) jackknife to rounding."""
     rng = np.random.default_rng(3)
     x, y = rng.beta(2, 3, 700), rng.beta(2, 3, 700)
-    monkeypatch.setattr(stats_tests, "_BATCH_ELEMENTS", 5000)  # 7 resamples a batch
+    monkeypatch.setattr(stats_bootstrap, "_BATCH_ELEMENTS", 5000)  # 7 resamples a batch
     ours = bootstrap_ci(x, y, n_resamples=2000, method=method, random_state=11)
     theirs = stats.bootstrap((x - y,), np.mean, n_resamples=2000, vectorized=True,
                              method="BCa" if method == "bca" else "percentile",
-                             **stats_tests._rng_keyword(stats.bootstrap,
-                                                        np.random.default_rng(11)))
+                             **stats_bootstrap._rng_keyword(stats.bootstrap,
+                                                            np.random.default_rng(11)))
     assert ours.standard_error == theirs.standard_error
     if method == "percentile":
         assert (ours.low, ours.high) == tuple(theirs.confidence_interval)
@@ -94,8 +95,8 @@ def test_bca_on_skewed_data_matches_scipy():
     d = np.random.default_rng(5).exponential(size=60) - 0.8
     ours = bootstrap_ci(d, method="bca", n_resamples=3000, random_state=1)
     theirs = stats.bootstrap((d,), np.mean, n_resamples=3000, method="BCa",
-                             **stats_tests._rng_keyword(stats.bootstrap,
-                                                        np.random.default_rng(1)))
+                             **stats_bootstrap._rng_keyword(stats.bootstrap,
+                                                            np.random.default_rng(1)))
     np.testing.assert_allclose((ours.low, ours.high), theirs.confidence_interval, rtol=1e-12)
     percentile = bootstrap_ci(d, n_resamples=3000, random_state=1)
     assert (ours.low, ours.high) != (percentile.low, percentile.high)  # skew moves it
@@ -388,18 +389,22 @@ def test_n_resamples_must_be_a_positive_integer(bad):
     """At least 1 sign assignment, at least 2 bootstrap resamples (a standard
     error)."""
     if bad != 1:
-        with pytest.raises(ValueError, match=r"n_resamples must be an integer >= 1, got "):
+        with pytest.raises(ValueError, match=r"'n_resamples' parameter of randomization_test "
+                                             r"must be an int in the range \[1, inf\)|"
+                                             r"n_resamples is a number of resamples, not a bool"):
             randomization_test([0.1, 0.2], [0.3, 0.1], n_resamples=bad)
     for call in (lambda: bootstrap_ci([0.1, 0.2], n_resamples=bad),
                  lambda: compare({"A": _ev([1, 2], [0.1, 0.2])}, n_resamples=bad)):
-        with pytest.raises(ValueError, match=r"n_resamples must be an integer >= 2, got "):
+        with pytest.raises(ValueError, match=r"'n_resamples' parameter of (bootstrap_ci|compare) "
+                                             r"must be an int in the range \[2, inf\)"):
             call()
     assert randomization_test([0.1, 0.2, 0.3], [0.3, 0.1, 0.2], n_resamples=1).exact is False
 
 
 @pytest.mark.parametrize("alpha", [0, 1, 1.5, -0.1])
 def test_compare_alpha_range(alpha):
-    with pytest.raises(ValueError, match=r"alpha must be in \(0, 1\)"):
+    with pytest.raises(ValueError, match=r"'alpha' parameter of compare must be a float in the "
+                                         r"range \(0.0, 1.0\)"):
         compare({"A": _ev([1, 2], [0.1, 0.2])}, alpha=alpha)
 
 
@@ -415,7 +420,9 @@ def test_corrected_resampled_ttest_refuses_a_failed_fold(bad):
 
 @pytest.mark.parametrize("ratio", [0, -1, np.inf, np.nan])
 def test_corrected_resampled_ttest_ratio(ratio):
-    with pytest.raises(ValueError, match=r"test_train_ratio must be a finite number > 0"):
+    with pytest.raises(ValueError, match=r"'test_train_ratio' parameter of "
+                                         r"corrected_resampled_ttest must be a float in the "
+                                         r"range \(0.0, inf\)"):
         corrected_resampled_ttest([0.6, 0.62], [0.6, 0.61], test_train_ratio=ratio)
 
 

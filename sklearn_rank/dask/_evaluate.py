@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
+from .._validation import HasMethods, validate_params
+from ..metrics import MetricSpec
 from ..metrics._chunked import PerQuery
 from ..metrics._engine import _qid_array
 from ..metrics._evaluation import Evaluation
@@ -44,6 +48,15 @@ def _meta(qid_dtype, keys):
     return pd.DataFrame(columns)
 
 
+@validate_params({
+    "ddf": [HasMethods(("map_partitions", "compute"))],
+    "label": [str],
+    "score": [str],
+    "qid": [str],
+    "weight": [str, None],
+    "metrics": [str, MetricSpec, Iterable],
+    "aligned": ["boolean"],
+})
 def evaluate(ddf, *, label="label", score="score", qid="qid", weight=None,
              metrics=("ndcg@10",), aligned=False, **options) -> Evaluation:
     """Evaluate ranking metrics on a Dask DataFrame, per query, exactly.

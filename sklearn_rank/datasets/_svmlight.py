@@ -2,218 +2,32 @@
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import lzma
 import os
-import re
-import zlib
-from array import array
 from numbers import Integral
 
 import numpy as np
 
-from ..metrics._engine import _runs_of
+from .._validation import Interval, validate_params
+from ._svmlight_lines import (
+    DECOMPRESSION_ERRORS,
+    LineError,
+    Lines,
+    broken,
+    compressed,
+    diagnose,
+    open_file,
+    read_sizes,
+)
 
 __all__ = ["load_svmlight_ranking"]
 
-#: Compression detected by magic bytes, whatever the file's extension.
-_MAGIC = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
 
-#: What truncated or corrupt gzip, bzip2 or xz data raises while it is read.
-_DECOMPRESSION_ERRORS = (EOFError, OSError, zlib.error, lzma.LZMAError)
-
-_INTEGER = re.compile(rb"[+-]?[0-9]+")
-
-
-class _LineError(Exception):
-    """A malformed line: its 1-based number and the reason."""
-
-    def __init__(self, lineno: int, reason: str):
-        super().__init__(lineno, reason)
-        self.lineno, self.reason = lineno, reason
-
-
-def _open(path: str):
-    """Open a file for binary reading, decompressing gzip, bzip2 or xz content."""
-    with open(path, "rb") as f:
-        head = f.read(6)
-    for magic, opener in _MAGIC:
-        if head.startswith(magic):
-            return opener(path, "rb")
-    return open(path, "rb")
-
-
-def _compressed(f) -> bool:
-    return isinstance(f, gzip.GzipFile | bz2.BZ2File | lzma.LZMAFile)
-
-
-def _broken(path: str, f, lineno: int, err: Exception) -> ValueError:
-    """A one-line error for compressed data that ends early or is corrupt."""
-    kind = {gzip.GzipFile: "gzip", bz2.BZ2File: "bzip2", lzma.LZMAFile: "xz"}[type(f)]
-    where = f"after line {lineno}" if lineno else "before the first line"
-    reason = str(err) or type(err).__name__
-    return ValueError(f"{path}: the {kind} data is truncated or corrupt {where} ({reason}); "
-                      "decompress it again or fetch a fresh copy.")
-
-
-def _show(token: bytes) -> str:
-    """A token as it reads in a message, shortened."""
-    text = token.decode("utf-8", "backslashreplace")
-    return repr(text if len(text) <= 40 else text[:37] + "...")
-
-
-def _strip_comment(line: bytes) -> bytes:
-    hash_at = line.find(b"#")
-    return line if hash_at < 0 else line[:hash_at]
-
-
-class _Lines:
-    """The lines of a file, for :func:`sklearn.datasets.load_svmlight_file`.
-
-    While the loader reads, record each data line's number and ``qid:`` value
-    and check that every data line has a qid or none has (the loader ignores
-    qids when ``query_id=False`` and, with ``query_id=True``, appends them to a
-    NumPy array one at a time, which is quadratic in the number of rows). The
-    last line handed out is the one the loader was reading if it fails.
-    """
-
-    def __init__(self, f):
-        self._f = f
-        self.lineno = 0
-        self.line = b""
-        self.rows = array("q")  # line number of each data line
-        self.qids = array("q")
-        self.has_qid = None  # decided by the first data line
-
-    def read(self, *args):  # load_svmlight_file wants a file-like object
-        return self._f.read(*args)
-
-    def __iter__(self):
-        rows, qids = self.rows, self.qids
-        for lineno, line in enumerate(self._f, 1):
-            self.lineno, self.line = lineno, line
-            head = _strip_comment(line).split(None, 2)
-            if head:
-                rows.append(lineno)
-                token = head[1] if len(head) > 1 else b""
-                # What the loader takes for a qid (and then skips).
-                has_qid = token.startswith(b"qid")
-                if has_qid is not self.has_qid:
-                    if self.has_qid is not None:
-                        raise _LineError(lineno, _qid_mismatch(has_qid, rows[0]))
-                    self.has_qid = has_qid
-                if has_qid:
-                    qids.append(_parse_qid(token, lineno))
-            yield line
-
-
-def _qid_mismatch(has_qid: bool, first: int) -> str:
-    if has_qid:
-        return (f"has qid: but line {first} does not; every line needs a qid:, or "
-                "none does (then give group sizes in a query file)")
-    return f"missing qid: (line {first} has one; every line needs one, or none does)"
-
-
-def _parse_qid(token: bytes, lineno: int) -> int:
-    if not token.startswith(b"qid:"):
-        raise _LineError(lineno, f"{_show(token)} is neither qid:<id> nor <index>:<value>")
-    if not _INTEGER.fullmatch(token, 4):  # int() would also take "1_000" and spaces
-        raise _LineError(lineno, f"qid {_show(token[4:])} is not an integer")
-    value = int(token[4:])
-    if not -(2**63) <= value < 2**63:
-        raise _LineError(lineno, f"qid {value} does not fit in int64")
-    return value
-
-
-def _diagnose(line: bytes) -> str | None:
-    """Why a data line is malformed (None if it is fine): the loader's rules."""
-    parts = _strip_comment(line).split()
-    if not parts:
-        return None
-    try:
-        float(parts[0])
-    except ValueError:
-        return f"label {_show(parts[0])} is not a number"
-    features = parts[1:]
-    if features and features[0].startswith(b"qid"):
-        features = features[1:]
-    prev = 0
-    for token in features:
-        if token.startswith(b"qid"):
-            return f"{_show(token)}: qid: must come right after the label"
-        index, colon, value = token.partition(b":")
-        if not colon:
-            return f"{_show(token)} is not an <index>:<value> pair"
-        try:
-            idx = int(index)
-        except ValueError:
-            return f"feature index {_show(index)} is not an integer"
-        if idx < 1:
-            return (f"feature index {idx} but indices start at 1 (as in SVMlight and "
-                    "LETOR files; was this file written zero-based?)")
-        if idx >= 2**31:
-            return f"feature index {idx} is too large"
-        if idx == prev:
-            return f"feature index {idx} repeated"
-        if idx < prev:
-            return f"features not in increasing order (index {idx} after {prev})"
-        try:
-            float(value)
-        except ValueError:
-            return f"value {_show(value)} of feature {idx} is not a number"
-        prev = idx
-    return None
-
-
-def _check_finite(path: str, X, y: np.ndarray, rows) -> None:
-    """Refuse NaN or infinite labels and infinite feature values, at the
-    first line that has one; NaN feature values are missing values."""
-    bad_label = np.flatnonzero(~np.isfinite(y))
-    bad_value = np.flatnonzero(np.isinf(X.data))
-    label_row = bad_label[0] if bad_label.size else None
-    value_row = (np.searchsorted(X.indptr, bad_value[0], side="right") - 1
-                 if bad_value.size else None)
-    if label_row is not None and (value_row is None or label_row <= value_row):
-        raise ValueError(f"{path}: line {rows[label_row]}: label {y[label_row]} is not a "
-                         "finite number (a relevance grade is needed for every row)")
-    if value_row is not None:
-        raise ValueError(
-            f"{path}: line {rows[value_row]}: value of feature {X.indices[bad_value[0]] + 1} "
-            f"is {X.data[bad_value[0]]} (or too large for {X.dtype}); feature values must be "
-            "finite (NaN is read as a missing value)")
-
-
-def _read_sizes(query_path: str) -> np.ndarray:
-    """Group sizes of a LightGBM query file: one positive integer per line."""
-    sizes = []
-    with _open(query_path) as f:
-        lineno = 0
-        try:
-            for lineno, line in enumerate(f, 1):  # noqa: B007 - read by the handler
-                text = line.strip()
-                if not text:
-                    continue
-                if not _INTEGER.fullmatch(text):
-                    raise ValueError(f"{query_path}: line {lineno}: group size {_show(text)} "
-                                     "is not an integer")
-                size = int(text)
-                if size < 1:
-                    raise ValueError(f"{query_path}: line {lineno}: group size {size}; sizes "
-                                     "must be >= 1")
-                if size >= 2**62:
-                    raise ValueError(f"{query_path}: line {lineno}: group size {size} is too "
-                                     "large")
-                sizes.append(size)
-        except _DECOMPRESSION_ERRORS as err:
-            if not _compressed(f):
-                raise
-            raise _broken(query_path, f, lineno, err) from None
-    if not sizes:
-        raise ValueError(f"{query_path}: no group sizes (the query file is empty).")
-    return np.array(sizes, dtype=np.int64)
-
-
+@validate_params({
+    "path": [str, os.PathLike],
+    "query_path": [str, os.PathLike, None],
+    "n_features": [Interval(Integral, 1, None, closed="left"), None],
+    "dtype": "no_validation",  # whatever NumPy takes for a dtype
+})
 def load_svmlight_ranking(
     path: str | os.PathLike,
     query_path: str | os.PathLike | None = None,
@@ -333,72 +147,88 @@ def load_svmlight_ranking(
     ((3, 4), array([0, 0, 1]))
     >>> shutil.rmtree(tmp)
     """
-    from sklearn.datasets import load_svmlight_file
-
-    from .._compat import Interval, validate_parameter_constraints
-
-    validate_parameter_constraints(
-        {
-            "path": [str, os.PathLike],
-            "query_path": [str, os.PathLike, None],
-            "n_features": [Interval(Integral, 1, None, closed="left"), None],
-        },
-        dict(path=path, query_path=query_path, n_features=n_features),
-        caller_name="load_svmlight_ranking",
-    )
     path = os.fspath(path)
-    with _open(path) as f:
-        lines = _Lines(f)
-        try:
-            X, y = load_svmlight_file(lines, dtype=dtype, zero_based=False)
-        except _LineError as err:
-            raise ValueError(f"{path}: line {err.lineno}: {err.reason}") from None
-        except (ValueError, OverflowError) as err:
-            reason = _diagnose(lines.line) or str(err)
-            raise ValueError(f"{path}: line {lines.lineno}: {reason}") from err
-        except _DECOMPRESSION_ERRORS as err:
-            if not _compressed(f):
-                raise
-            raise _broken(path, f, lines.lineno, err) from None
-
-    n_rows = X.shape[0]
-    if n_rows == 0:
-        raise ValueError(f"{path}: no data lines (the file is empty or has only comments).")
-    _check_finite(path, X, y, lines.rows)
+    X, y, lines = _load(path, dtype)
     if n_features is not None:
-        if X.shape[1] > n_features:
-            first = np.flatnonzero(X.indices >= n_features)[0]
-            row = np.searchsorted(X.indptr, first, side="right") - 1
-            raise ValueError(f"{path}: line {lines.rows[row]}: feature index "
-                             f"{X.indices[first] + 1} but n_features={n_features}")
-        X.resize((n_rows, n_features))
-
+        _set_width(path, X, lines.rows, n_features)
     if query_path is None and os.path.isfile(path + ".query"):
         query_path = path + ".query"
-    if query_path is not None:
-        query_path = os.fspath(query_path)
-        sizes = _read_sizes(query_path)
-
+    sizes = None if query_path is None else read_sizes(os.fspath(query_path))
     if lines.has_qid:
         qid = np.frombuffer(lines.qids, dtype=np.int64)
-        if query_path is not None:
-            _, runs = _runs_of(qid)
-            if runs.shape != sizes.shape or np.any(runs != sizes):
-                raise ValueError(
-                    f"{path} has qid: fields and a query file {query_path} that disagree: "
-                    f"the qids form {runs.shape[0]} runs of consecutive rows, the query file "
-                    f"gives {sizes.shape[0]} group sizes"
-                    + (f" (first difference: group {np.flatnonzero(runs != sizes)[0] + 1})"
-                       if runs.shape == sizes.shape else "")
-                    + "; remove or fix one of them.")
+        if sizes is not None:
+            _check_agree(path, os.fspath(query_path), qid, sizes)
         return X, y, qid
-
-    if query_path is None:
+    if sizes is None:
         raise ValueError(
             f"{path} has no qid: fields and no query file: pass query_path= (a LightGBM "
             f"query file, one group size per line) or put it at {path + '.query'}.")
     total = sum(sizes.tolist())  # Python integers: no overflow
-    if total != n_rows:
-        raise ValueError(f"The group sizes in {query_path} sum to {total} but {path} "
-                         f"has {n_rows} rows.")
+    if total != X.shape[0]:
+        raise ValueError(f"The group sizes in {os.fspath(query_path)} sum to {total} but "
+                         f"{path} has {X.shape[0]} rows.")
     return X, y, np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
+
+
+def _load(path: str, dtype):
+    """``(X, y, lines)`` of a data file, each error naming its line."""
+    from sklearn.datasets import load_svmlight_file
+
+    with open_file(path) as f:
+        lines = Lines(f)
+        try:
+            X, y = load_svmlight_file(lines, dtype=dtype, zero_based=False)
+        except LineError as err:
+            raise ValueError(f"{path}: line {err.lineno}: {err.reason}") from None
+        except (ValueError, OverflowError) as err:
+            reason = diagnose(lines.line) or str(err)
+            raise ValueError(f"{path}: line {lines.lineno}: {reason}") from err
+        except DECOMPRESSION_ERRORS as err:
+            if not compressed(f):
+                raise
+            raise broken(path, f, lines.lineno, err) from None
+    if X.shape[0] == 0:
+        raise ValueError(f"{path}: no data lines (the file is empty or has only comments).")
+    _check_finite(path, X, y, lines.rows)
+    return X, y, lines
+
+
+def _check_finite(path: str, X, y: np.ndarray, rows) -> None:
+    """Refuse NaN or infinite labels and infinite feature values, at the
+    first line that has one; NaN feature values are missing values."""
+    bad_label = np.flatnonzero(~np.isfinite(y))
+    bad_value = np.flatnonzero(np.isinf(X.data))
+    label_row = bad_label[0] if bad_label.size else None
+    value_row = (np.searchsorted(X.indptr, bad_value[0], side="right") - 1
+                 if bad_value.size else None)
+    if label_row is not None and (value_row is None or label_row <= value_row):
+        raise ValueError(f"{path}: line {rows[label_row]}: label {y[label_row]} is not a "
+                         "finite number (a relevance grade is needed for every row)")
+    if value_row is not None:
+        raise ValueError(
+            f"{path}: line {rows[value_row]}: value of feature {X.indices[bad_value[0]] + 1} "
+            f"is {X.data[bad_value[0]]} (or too large for {X.dtype}); feature values must be "
+            "finite (NaN is read as a missing value)")
+
+
+def _set_width(path: str, X, rows, n_features: int) -> None:
+    """Give X ``n_features`` columns; refuse a larger feature index in the file."""
+    if X.shape[1] > n_features:
+        first = np.flatnonzero(X.indices >= n_features)[0]
+        row = np.searchsorted(X.indptr, first, side="right") - 1
+        raise ValueError(f"{path}: line {rows[row]}: feature index "
+                         f"{X.indices[first] + 1} but n_features={n_features}")
+    X.resize((X.shape[0], n_features))
+
+
+def _check_agree(path: str, query_path: str, qid: np.ndarray, sizes: np.ndarray) -> None:
+    """Refuse a query file whose group sizes are not the runs of equal consecutive qids."""
+    runs = np.diff(np.flatnonzero(np.r_[True, qid[1:] != qid[:-1], True]))
+    if runs.shape != sizes.shape or np.any(runs != sizes):
+        raise ValueError(
+            f"{path} has qid: fields and a query file {query_path} that disagree: "
+            f"the qids form {runs.shape[0]} runs of consecutive rows, the query file "
+            f"gives {sizes.shape[0]} group sizes"
+            + (f" (first difference: group {np.flatnonzero(runs != sizes)[0] + 1})"
+               if runs.shape == sizes.shape else "")
+            + "; remove or fix one of them.")

@@ -7,6 +7,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from .._validation import Interval, validate_params
+
 __all__ = ["make_ranking"]
 
 #: Share of label 0 (irrelevant); the higher grades split the rest 1 : 1/2 : 1/4 : ...
@@ -80,6 +82,16 @@ def _signal(Z: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
+@validate_params({
+    "n_queries": [Interval(Integral, 1, None, closed="left")],
+    "n_docs": [Interval(Integral, 1, None, closed="left"), tuple, list],
+    "n_features": [Interval(Integral, 1, None, closed="left")],
+    "n_informative": [Interval(Integral, 0, None, closed="left")],
+    "n_relevance": [Interval(Integral, 2, None, closed="left")],
+    "noise": [Interval(Real, 0, None, closed="left")],
+    "shuffle": ["boolean"],
+    "random_state": ["random_state"],
+})
 def make_ranking(
     n_queries: int = 200,
     *,
@@ -183,24 +195,6 @@ def make_ranking(
     """
     from sklearn.utils import check_random_state
 
-    from .._compat import Interval, validate_parameter_constraints
-
-    validate_parameter_constraints(
-        {
-            "n_queries": [Interval(Integral, 1, None, closed="left")],
-            "n_docs": [Interval(Integral, 1, None, closed="left"), tuple, list],
-            "n_features": [Interval(Integral, 1, None, closed="left")],
-            "n_informative": [Interval(Integral, 0, None, closed="left")],
-            "n_relevance": [Interval(Integral, 2, None, closed="left")],
-            "noise": [Interval(Real, 0, None, closed="left")],
-            "shuffle": ["boolean"],
-            "random_state": ["random_state"],
-        },
-        dict(n_queries=n_queries, n_docs=n_docs, n_features=n_features,
-             n_informative=n_informative, n_relevance=n_relevance, noise=noise,
-             shuffle=shuffle, random_state=random_state),
-        caller_name="make_ranking",
-    )
     low, high = _check_n_docs(n_docs)
     if n_informative > n_features:
         raise ValueError(

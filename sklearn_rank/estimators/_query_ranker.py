@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from numbers import Integral
 
 import numpy as np
@@ -10,7 +9,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from .._compat import DocLinkMixin, safe_indexing
+from .._compat import DocLinkMixin, HasMethods, check_n_features, fit_context
 from .._queries import (
     QID_COLUMN,
     drop_column,
@@ -19,71 +18,11 @@ from .._queries import (
     qid_position,
     read_qid_column,
 )
-from ..metrics._engine import group_rows
 from ..metrics._ranking import evaluate
+from ._inner import check_labels, eval_arguments, fit_kind, refuse_query_arguments
+from ._inputs import check_fit_input, check_X, sort_by_query
 
 __all__ = ["QueryRanker"]
-
-# LightGBM's default label_gain has 31 entries: labels 0..30.
-_LIGHTGBM_MAX_LABELS = 31
-# XGBoost's exponential NDCG gain accepts relevance degrees below 32.
-_XGBOOST_MAX_LABELS = 32
-
-
-def _as_2d(X):
-    """X as given when it is an array, DataFrame or sparse matrix; else an array."""
-    if not hasattr(X, "shape"):
-        X = np.asarray(X)
-    elif hasattr(X, "tocsr"):  # any sparse format: CSR can be indexed by rows and columns
-        X = X.tocsr()
-    if len(X.shape) != 2:
-        raise ValueError(
-            f"Expected a 2-D X of shape (n_rows, n_features), got shape {X.shape}. Reshape "
-            "your data either using X.reshape(-1, 1) if it has a single feature or "
-            "X.reshape(1, -1) if it contains a single row."
-        )
-    for axis, what in ((0, "sample"), (1, "feature")):
-        if X.shape[axis] == 0:
-            raise ValueError(
-                f"Found array with 0 {what}(s) (shape={X.shape}) while a minimum of 1 is "
-                "required by QueryRanker."
-            )
-    if getattr(getattr(X, "dtype", None), "kind", None) == "c":
-        raise ValueError("Complex data not supported: X must hold real numbers.")
-    return X
-
-
-def _check_sample_weight(sample_weight, n_rows):
-    if sample_weight is None:
-        return None
-    w = np.asarray(sample_weight, dtype=np.float64)
-    if w.shape != (n_rows,):
-        raise ValueError(
-            f"sample_weight must have one weight per row: expected shape ({n_rows},), "
-            f"got {w.shape}."
-        )
-    if not np.isfinite(w).all() or (w < 0).any():
-        raise ValueError("sample_weight must hold finite weights >= 0.")
-    if not w.any():
-        raise ValueError("Sample weights must contain at least one non-zero number.")
-    return w
-
-
-def _fit_params(estimator) -> set:
-    try:
-        return set(inspect.signature(estimator.fit).parameters)
-    except (TypeError, ValueError):  # pragma: no cover - builtins without signatures
-        return set()
-
-
-def _fit_kind(estimator) -> str:
-    """How the inner model takes queries: 'qid' (XGBoost), 'group' (LightGBM) or 'none'."""
-    params = _fit_params(estimator)
-    if "qid" in params:
-        return "qid"
-    if "group" in params:
-        return "group"
-    return "none"
 
 
 class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
@@ -109,7 +48,7 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
         sparse arrays, pandas and polars DataFrames (negative counts from the
         end); on a DataFrame that also has a column *labelled* with that int
         at another position it is an error (name the column instead). A str
-        (any non-int) is a DataFrame column *name*. With None, a DataFrame
+        is a DataFrame column *name*. With None, a DataFrame
         column named ``qid`` is used when present (XGBoost's convention). In a
         pipeline it refers to ``X`` as this step sees it, after the earlier
         steps: e.g. ``0`` after ``ColumnTransformer([("q", "passthrough",
@@ -145,7 +84,11 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
     are refused, and so is a column at an int position whose DataFrame name
     differs from the one in ``fit``.
 
-    Labels are checked before the inner model sees them: ranking objectives
+    The parameters are checked when ``fit`` starts, as scikit-learn's
+    estimators check theirs (``_parameter_constraints``); ``X``, ``y`` and
+    ``sample_weight`` by scikit-learn's own checks, which leave a DataFrame or
+    a sparse matrix as it is. Labels are checked before the inner model sees
+    them: ranking objectives
     need non-negative integer grades, below ``len(label_gain)`` for LightGBM
     (31 by default) and below 32 for XGBoost's exponential gain. Passing
     ``group=`` (LightGBM's sizes) is an error: pass per-row ``qid`` instead, so
@@ -176,6 +119,11 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
 
     __metadata_request__fit = {"qid": True}
     __metadata_request__score = {"qid": True}
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit", "predict"])],
+        "qid_column": [Integral, str, None],
+    }
 
     def __init__(self, estimator, *, qid_column=None):
         self.estimator = estimator
@@ -232,86 +180,18 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
             not query ids), or, for an int ``qid_column``, when that column of
             a DataFrame has another name than in ``fit``.
         """
-        X = _as_2d(X)
+        X = check_X(X, self)
         position = self._qid_position(X)
         return None if position is None else self._qid_values(X, position)
 
     # -- fit / predict / score --------------------------------------------
 
-    def _check_labels(self, y, kind):
-        y = np.asarray(y)
-        if y.ndim != 1:
-            raise ValueError(f"y must be 1-D (one label per row), got shape {y.shape}.")
-        if y.dtype.kind == "c":
-            raise ValueError("Complex data not supported: y must hold real numbers.")
-        if y.dtype.kind not in "iufb":
-            raise ValueError(
-                f"Unknown label type: y has dtype {y.dtype}; pass numeric relevance labels.")
-        if kind == "none":
-            return y
-        if not np.isfinite(y).all():
-            raise ValueError(
-                "y must hold finite numeric relevance labels for a ranking objective.")
-        bad = (y < 0) | (y != np.floor(y))
-        if bad.any():
-            raise ValueError(
-                f"y has {int(bad.sum())} label(s) that are not non-negative integers (first: "
-                f"{y[bad][0]!r}); {type(self.estimator).__name__}'s ranking objective "
-                "needs graded relevance labels 0, 1, 2, ..."
-            )
-        if kind == "group":
-            label_gain = self.estimator.get_params().get("label_gain")
-            limit = _LIGHTGBM_MAX_LABELS if label_gain is None else len(label_gain)
-            if y.max() >= limit:
-                raise ValueError(
-                    f"y has labels up to {int(y.max())}, but LightGBM's ranking objective "
-                    f"takes labels below len(label_gain) = {limit}; pass "
-                    "estimator__label_gain=[...] with one gain per label, or map the labels "
-                    "to 0..30."
-                )
-        elif y.max() >= _XGBOOST_MAX_LABELS:
-            raise ValueError(
-                f"y has labels up to {int(y.max())}, but XGBoost's exponential NDCG gain "
-                f"takes labels below {_XGBOOST_MAX_LABELS}; map the labels to 0..31 or set "
-                "estimator__ndcg_exp_gain=False."
-            )
-        return y.astype(np.int64) if y.dtype.kind == "f" else y
-
     def _queries(self, X, y, qid, sample_weight, kind, who):
         """Sort one data set by query; the inner model's per-query arguments."""
         X, qid = self._split_qid(X, qid)
-        if X.shape[1] == 0:
-            raise ValueError(
-                "X has 1 feature(s), and it is the query-id column: no features are left "
-                "for the inner model."
-            )
-        sample_weight = _check_sample_weight(sample_weight, X.shape[0])
-        if qid is None:
-            if kind == "none":
-                return X, np.asarray(y), sample_weight, {}
-            raise missing_qid_error(f"QueryRanker.{who}", X=X)
-        n_rows = X.shape[0]
-        if len(qid) != n_rows:
-            raise ValueError(
-                f"QueryRanker.{who}: X has {n_rows} rows but qid has {len(qid)} values; "
-                "pass one query id per row (not group sizes)."
-            )
-        order, starts, sizes = group_rows(qid)
-        y = np.asarray(y)
-        if order is not None:
-            X, y = safe_indexing(X, order, axis=0), y[order]
-            if sample_weight is not None:
-                sample_weight = np.asarray(sample_weight)[order]
-        extra = {}
-        if kind == "group":
-            extra["group"] = sizes
-        elif kind == "qid":
-            extra["qid"] = np.repeat(np.arange(sizes.shape[0]), sizes)
-            if sample_weight is not None:  # XGBoost ranking weights are per query
-                sample_weight = np.add.reduceat(np.asarray(sample_weight, float),
-                                                starts) / sizes
-        return X, y, sample_weight, extra
+        return sort_by_query(X, y, qid, sample_weight, kind, f"QueryRanker.{who}")
 
+    @fit_context
     def fit(self, X, y, *, qid=None, sample_weight=None, eval_set=None, eval_qid=None,
             eval_sample_weight=None, eval_metric=None, callbacks=None, **fit_params):
         """Fit the inner model on rows sorted by query.
@@ -346,28 +226,11 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
         -------
         self : QueryRanker
         """
-        if y is None:
-            raise ValueError(
-                "QueryRanker requires y to be passed, but the target y is None; pass the "
-                "relevance labels."
-            )
-        X = _as_2d(X)
-        kind = _fit_kind(self.estimator)
-        for name in ("group", "eval_group"):
-            if name in fit_params:
-                raise ValueError(
-                    f"QueryRanker builds {name} from query ids; pass "
-                    f"{'qid' if name == 'group' else 'eval_qid'}=<one query id per row> "
-                    f"instead of {name}=."
-                )
-        if "eval_X" in fit_params or "eval_y" in fit_params:
-            raise ValueError(
-                "Pass validation data to QueryRanker as eval_set=[(X, y), ...] with "
-                "eval_qid=[qid, ...]; it sorts them by query and hands them to the inner "
-                "model in the form it takes (eval_X / eval_y for LightGBM >= 4.7)."
-            )
+        X, y = check_fit_input(X, y, self)
+        kind = fit_kind(self.estimator)
+        refuse_query_arguments(fit_params)
         self._record_input(X)
-        y = self._check_labels(y, kind)
+        y = check_labels(y, kind, self.estimator)
         X_fit, y_fit, w_fit, extra = self._queries(X, y, qid, sample_weight, kind, "fit")
         if w_fit is not None:
             extra["sample_weight"] = w_fit
@@ -391,30 +254,15 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
                 f"eval_set has {n} sets but eval_qid / eval_sample_weight have "
                 f"{len(eval_qid)} / {len(weights)}; give one per set."
             )
-        sets, groups, qids, sample_weights = [], [], [], []
+        sets, extras, sorted_weights = [], [], []
         for (X_e, y_e), q_e, w_e in zip(eval_set, eval_qid, weights, strict=True):
-            y_e = self._check_labels(y_e, kind)
+            X_e, y_e = check_fit_input(X_e, y_e, self)
+            y_e = check_labels(y_e, kind, self.estimator)
             X_e, y_e, w_e, extra = self._queries(X_e, y_e, q_e, w_e, kind, "fit (eval_set)")
             sets.append((X_e, y_e))
-            groups.append(extra.get("group"))
-            qids.append(extra.get("qid"))
-            sample_weights.append(w_e)
-        if "eval_X" in _fit_params(self.estimator):  # LightGBM >= 4.7 deprecates eval_set
-            out = {"eval_X": tuple(X for X, _ in sets), "eval_y": tuple(y for _, y in sets)}
-        else:
-            out = {"eval_set": sets}
-        has_weights = any(w is not None for w in sample_weights)
-        if kind == "group":
-            out["eval_group"] = groups
-            if has_weights:
-                out["eval_sample_weight"] = sample_weights
-        elif kind == "qid":
-            out["eval_qid"] = qids
-            if has_weights:
-                out["sample_weight_eval_set"] = sample_weights
-        elif has_weights:
-            out["eval_sample_weight"] = sample_weights
-        return out
+            extras.append(extra)
+            sorted_weights.append(w_e)
+        return eval_arguments(self.estimator, kind, sets, extras, sorted_weights)
 
     def _record_input(self, X):
         self.n_features_in_ = X.shape[1]
@@ -437,12 +285,8 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
         scores : ndarray of shape (n_rows,)
         """
         check_is_fitted(self)
-        X = _as_2d(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but QueryRanker is expecting "
-                f"{self.n_features_in_} features as input (the query-id column included)."
-            )
+        X = check_X(X, self)
+        check_n_features(self, X)  # the query-id column included
         position = self._qid_position(X)
         if position is not None:
             X = drop_column(X, position)

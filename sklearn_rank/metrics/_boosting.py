@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import validate_params
 from ._ranking import evaluate
 from ._registry import MetricSpec, _spec_with
 
@@ -38,7 +39,7 @@ class _LightGBMMetric:
             )
         weight = None if weight is None or np.size(weight) == 0 else weight
         value = _mean(self.spec, y_true, y_pred, np.asarray(group, dtype=np.int64), weight)
-        return str(self.spec), value, self.spec.greater_is_better
+        return str(self.spec), value, True  # every metric of the registry: higher is better
 
     def __repr__(self) -> str:
         return f"lightgbm_eval_metric({str(self.spec)!r})"
@@ -72,6 +73,7 @@ class _XGBoostMetric:
         return f"xgboost_eval_metric({str(self.spec)!r})"
 
 
+@validate_params({"metric": [str, MetricSpec]})
 def lightgbm_eval_metric(metric: str | MetricSpec, **options):
     """A LightGBM ``eval_metric`` callable reporting a metric with this package's semantics.
 
@@ -113,6 +115,7 @@ def lightgbm_eval_metric(metric: str | MetricSpec, **options):
     return _LightGBMMetric(_spec_with(metric, options))
 
 
+@validate_params({"metric": [str, MetricSpec]})
 def xgboost_eval_metric(metric: str | MetricSpec, **options):
     """An XGBoost metric callable reporting a metric with this package's semantics.
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import sklearn
 from sklearn.pipeline import Pipeline
 from sklearn.utils.metadata_routing import MetadataRequest
 
-from .._compat import routing_enabled
+from .._compat import ScorerHooksMixin
 from .._queries import ROUTING_FIX, frame_qid, missing_qid_error
+from .._validation import validate_params
 from ._engine import query_codes
 from ._ranking import evaluate
 from ._registry import METRICS, MetricSpec, _build, _spec_with
@@ -135,13 +137,14 @@ def query_ids_for(estimator, X, who: str = "The scorer"):
     return _read_ids(final, Xt, X, read_ids, who)
 
 
-class RankingScorer:
+class RankingScorer(ScorerHooksMixin):
     """A scikit-learn scorer for a ranking metric, computed per query.
 
     Build it with :func:`make_ranking_scorer`. Called as
     ``scorer(estimator, X, y_true, qid=None, sample_weight=None)`` it predicts
-    scores for ``X`` and returns the metric averaged over queries (negated
-    when lower is better, as scikit-learn expects).
+    scores for ``X`` and returns the metric averaged over queries (every
+    metric of the registry is higher-is-better, as scikit-learn expects of a
+    score).
 
     Query ids come from ``qid`` — which the scorer requests by default under
     metadata routing, and then X is not looked into — or, without routing,
@@ -151,10 +154,6 @@ class RankingScorer:
 
     def __init__(self, spec: MetricSpec):
         self.spec = spec
-
-    @property
-    def _sign(self) -> int:
-        return 1 if self.spec.greater_is_better else -1
 
     def __call__(self, estimator, X, y_true, sample_weight=None, qid=None):
         if qid is None:
@@ -166,18 +165,10 @@ class RankingScorer:
             y_pred = estimator.predict(X)
         ev = evaluate(y_true, y_pred, qid=qid, metrics=[self.spec],
                       sample_weight=sample_weight)
-        return self._sign * ev.mean[str(self.spec)]
+        return ev.mean[str(self.spec)]
 
     def __repr__(self) -> str:
-        sign = "" if self.spec.greater_is_better else ", greater_is_better=False"
-        return f"make_ranking_scorer({str(self.spec)!r}{sign})"
-
-    def _routing_repr(self) -> str:
-        return repr(self)
-
-    def _accept_sample_weight(self) -> bool:
-        # scikit-learn asks scorers this when routing is off.
-        return True
+        return f"make_ranking_scorer({str(self.spec)!r})"
 
     # -- metadata routing -------------------------------------------------
 
@@ -210,7 +201,7 @@ class RankingScorer:
         -------
         self : RankingScorer
         """
-        if not routing_enabled():
+        if not sklearn.get_config()["enable_metadata_routing"]:
             raise RuntimeError(
                 "This method is only available when metadata routing is enabled. You can "
                 "enable it using sklearn.set_config(enable_metadata_routing=True)."
@@ -219,6 +210,7 @@ class RankingScorer:
         return self
 
 
+@validate_params({"metric": [str, MetricSpec, callable]})
 def make_ranking_scorer(metric: str | MetricSpec | Callable, **options) -> RankingScorer:
     """Make a scikit-learn scorer from a ranking metric.
 

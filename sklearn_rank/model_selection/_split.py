@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import heapq
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
 
+from .._compat import Interval, RealNotInt, validate_parameter_constraints
 from .._queries import QID_COLUMN, has_qid_column, missing_qid_error
 from ..metrics._engine import query_codes
 
@@ -67,9 +68,20 @@ def _check_enough_queries(splitter, n_queries: int, needed: int) -> None:
 
 
 class _QuerySplitter(BaseCrossValidator):
-    """Shared plumbing: where query ids come from, requests, ``get_n_splits``."""
+    """Shared plumbing: where query ids come from, requests, ``get_n_splits``,
+    parameter validation."""
 
     __metadata_request__split = {"qid": True, "groups": True}
+    _parameter_constraints: dict = {}
+
+    def _check_parameters(self) -> None:
+        """Refuse a parameter that meets none of its ``_parameter_constraints``
+        (scikit-learn words the error). Splitters check their parameters when
+        they are made, as scikit-learn's do."""
+        validate_parameter_constraints(
+            self._parameter_constraints,
+            {name: getattr(self, name) for name in self._parameter_constraints},
+            caller_name=type(self).__name__)
 
     def get_n_splits(self, X=None, y=None, groups=None, qid=None) -> int:
         """Number of splits (``n_splits``); the query ids are read by ``split``."""
@@ -139,17 +151,22 @@ class QueryKFold(_QuerySplitter):
     [0 1 2 3 4] [1 2]
     """
 
+    _parameter_constraints: dict = {
+        "n_splits": [Interval(Integral, 2, None, closed="left")],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, n_splits=5, *, shuffle=False, random_state=None):
-        if not isinstance(n_splits, Integral) or n_splits < 2:
-            raise ValueError(f"QueryKFold needs n_splits >= 2 (an int), got {n_splits!r}.")
+        self.n_splits = n_splits
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self._check_parameters()
         if not shuffle and random_state is not None:
             raise ValueError(
                 "Setting random_state has no effect since shuffle is False; set "
                 "shuffle=True or leave random_state=None."
             )
-        self.n_splits = n_splits
-        self.shuffle = shuffle
-        self.random_state = random_state
 
     def _query_splits(self, sizes):
         """(train, test) masks over queries, given the rows of each query."""
@@ -208,28 +225,26 @@ class QueryShuffleSplit(_QuerySplitter):
     [2, 2]
     """
 
+    _parameter_constraints: dict = {
+        "n_splits": [Interval(Integral, 1, None, closed="left")],
+        # a fraction of rows, or a number of queries
+        "test_size": [Interval(RealNotInt, 0, 1, closed="neither"),
+                      Interval(Integral, 1, None, closed="left"), None],
+        "train_size": [Interval(RealNotInt, 0, 1, closed="neither"),
+                       Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, n_splits=10, *, test_size=None, train_size=None, random_state=None):
-        if not isinstance(n_splits, Integral) or n_splits < 1:
-            raise ValueError(
-                f"QueryShuffleSplit needs n_splits >= 1 (an int), got {n_splits!r}.")
-        for name, value in (("test_size", test_size), ("train_size", train_size)):
-            if value is None:
-                continue
-            ok = (isinstance(value, Integral) and value >= 1) or (
-                isinstance(value, Real) and not isinstance(value, Integral) and 0 < value < 1)
-            if not ok:
-                raise ValueError(
-                    f"{name} must be a float in (0, 1) (a fraction of rows) or an int >= 1 "
-                    f"(a number of queries), got {value!r}."
-                )
-        if (isinstance(test_size, float) and isinstance(train_size, float)
-                and test_size + train_size > 1):
-            raise ValueError(
-                f"test_size + train_size = {test_size + train_size} exceeds 1.")
         self.n_splits = n_splits
         self.test_size = test_size
         self.train_size = train_size
         self.random_state = random_state
+        self._check_parameters()
+        if (isinstance(test_size, float) and isinstance(train_size, float)
+                and test_size + train_size > 1):
+            raise ValueError(
+                f"test_size + train_size = {test_size + train_size} exceeds 1.")
 
     def _query_splits(self, sizes):
         """(train, test) masks over queries, given the rows of each query."""

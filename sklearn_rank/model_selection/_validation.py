@@ -2,27 +2,44 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from numbers import Integral
 
 import sklearn
 from sklearn.model_selection import cross_validate
 
+from .._validation import HasMethods, Interval, validate_params
 from ..estimators import QueryRanker
-from ..estimators._query_ranker import _fit_kind
+from ..estimators._inner import fit_kind
 from ..metrics import MetricSpec, make_ranking_scorer
 from ._split import QueryKFold
 
 __all__ = ["cross_validate_ranker", "ranking_scoring"]
 
 
+_SCORING = [str, MetricSpec, list, tuple, Mapping, callable, None]
+
+
+@validate_params({"scoring": _SCORING, "sample_weight": ["boolean"]})
 def ranking_scoring(scoring, *, sample_weight=False):
     """Turn metric specs into scorers: one spec, a list of specs, or a dict of them.
 
     Lists become dicts keyed by the canonical spec; dict values may be specs or
-    scorers. Anything else (a scorer, a callable) is returned unchanged. With
+    scorers. A scorer (any callable) or None is returned unchanged. With
     ``sample_weight=True`` (under metadata routing) the scorers made from specs
     request ``sample_weight`` too.
+
+    Parameters
+    ----------
+    scoring : str, MetricSpec, list, tuple, dict, callable or None
+        What to score by, as the ``scoring`` of a scikit-learn search.
+    sample_weight : bool, default=False
+        Whether the scorers made from specs request ``sample_weight``.
+
+    Returns
+    -------
+    scoring : scorer, dict of scorers, callable or None
+        What scikit-learn's ``scoring=`` takes.
     """
 
     def make(spec):
@@ -40,6 +57,16 @@ def ranking_scoring(scoring, *, sample_weight=False):
     return scoring
 
 
+@validate_params({
+    "estimator": [HasMethods(("fit", "predict"))],
+    "X": ["array-like", "sparse matrix"],
+    "y": ["array-like"],
+    "qid": ["array-like"],
+    "scoring": _SCORING,
+    "cv": [Interval(Integral, 2, None, closed="left"),
+           HasMethods(("split", "get_n_splits")), Iterable],
+    "params": [dict, None],
+})
 def cross_validate_ranker(estimator, X, y, *, qid, scoring="ndcg@10", cv=5, params=None,
                           **kwargs) -> dict:
     """Cross-validate a ranker with folds that keep queries whole, scored per query.
@@ -58,8 +85,10 @@ def cross_validate_ranker(estimator, X, y, *, qid, scoring="ndcg@10", cv=5, para
     scoring : str, list of str or dict, default="ndcg@10"
         A metric spec, a list of them, or a dict ``{name: spec or scorer}``;
         specs become :func:`~sklearn_rank.metrics.make_ranking_scorer` scorers.
-    cv : int or cross-validation splitter, default=5
-        An int means ``QueryKFold(cv)``.
+    cv : int, cross-validation splitter or iterable, default=5
+        An int means ``QueryKFold(cv)``; an iterable yields ``(train, test)``
+        index arrays. There is no default splitter for None: scikit-learn's
+        would cut queries apart.
     params : dict, default=None
         More metadata for the estimator, scorers and splitter; ``qid`` is added.
         With ``sample_weight`` here, the scorers made from specs weight their
@@ -92,7 +121,7 @@ def cross_validate_ranker(estimator, X, y, *, qid, scoring="ndcg@10", cv=5, para
     >>> sorted(k for k in res if k.startswith("test_"))
     ["test_ndcg(gain='linear')@10", 'test_ndcg@10']
     """
-    if not isinstance(estimator, QueryRanker) and _fit_kind(estimator) != "none":
+    if not isinstance(estimator, QueryRanker) and fit_kind(estimator) != "none":
         estimator = QueryRanker(estimator)  # a bare LGBMRanker / XGBRanker
     if isinstance(cv, Integral):
         cv = QueryKFold(cv)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
+
+from .._validation import HasMethods, Interval, validate_params
 
 __all__ = ["CVComparison", "compare_cv_candidates", "corrected_resampled_ttest"]
 
@@ -31,6 +34,12 @@ class CVComparison:
     mean_difference: float
 
 
+#: n_test / n_train of a fold.
+_RATIO = Interval(Real, 0, None, closed="neither")
+
+
+@validate_params({"scores_a": ["array-like"], "scores_b": ["array-like"],
+                  "test_train_ratio": [_RATIO]})
 def corrected_resampled_ttest(scores_a, scores_b, *, test_train_ratio) -> CVComparison:
     """Nadeau & Bengio's corrected resampled t-test on per-fold scores.
 
@@ -96,9 +105,6 @@ def corrected_resampled_ttest(scores_a, scores_b, *, test_train_ratio) -> CVComp
             raise ValueError(f"{name}[{i}] is {scores[i]}: every fold needs a finite score "
                              "(a NaN is usually a fit that failed under GridSearchCV's "
                              "error_score=np.nan; fix or drop that candidate).")
-    if not 0 < test_train_ratio < np.inf:
-        raise ValueError(f"test_train_ratio must be a finite number > 0, got "
-                         f"{test_train_ratio!r}.")
     d = a - b
     j = d.shape[0]
     variance = d.var(ddof=1)
@@ -112,20 +118,52 @@ def corrected_resampled_ttest(scores_a, scores_b, *, test_train_ratio) -> CVComp
 
 
 def _candidate(results: dict, which) -> int:
+    """The index of a candidate given by its index or its parameters."""
     params = results["params"]
-    if isinstance(which, int | np.integer):
-        if not 0 <= which < len(params):
-            raise ValueError(f"There are {len(params)} candidates; index {which} is out of range.")
-        return int(which)
     if isinstance(which, dict):
         matches = [i for i, p in enumerate(params) if p == which]
         if not matches:
             raise ValueError(f"No candidate has the parameters {which}.")
         return matches[0]
-    raise TypeError("A candidate is an index into cv_results_['params'] or a dict of its "
-                    f"parameters, got {type(which).__name__}.")
+    if which >= len(params):
+        raise ValueError(f"There are {len(params)} candidates; index {which} is out of range.")
+    return int(which)
 
 
+def _metric(results: dict, metric) -> str:
+    """The scoring name to compare on: ``metric``, or the only one of the search."""
+    if metric is not None:
+        return metric
+    if "mean_test_score" not in results:
+        names = sorted(k[len("mean_test_"):] for k in results if k.startswith("mean_test_"))
+        raise ValueError(f"The search has several metrics ({', '.join(names)}); pass "
+                         "metric=... to choose one.")
+    return "score"
+
+
+def _pair(results: dict, metric: str, a, b) -> tuple[int, int]:
+    """The indices of the two candidates: by default the best and the runner-up."""
+    ranks = np.asarray(results[f"rank_test_{metric}"])
+    if ranks.shape[0] < 2 and (a is None or b is None):
+        raise ValueError(f"The search has {ranks.shape[0]} candidate; there is nothing to "
+                         "compare it with (pass a and b to compare two candidates).")
+    order = np.argsort(ranks, kind="stable")
+    ia = _candidate(results, a) if a is not None else int(order[0])
+    ib = _candidate(results, b) if b is not None else int(order[1] if order[0] == ia
+                                                          else order[0])
+    return ia, ib
+
+
+_CANDIDATE = [Interval(Integral, 0, None, closed="left"), dict, None]
+
+
+@validate_params({
+    "search": [dict, HasMethods(("fit",))],
+    "a": _CANDIDATE,
+    "b": _CANDIDATE,
+    "metric": [str, None],
+    "test_train_ratio": [_RATIO, None],
+})
 def compare_cv_candidates(search, a=None, b=None, *, metric=None,
                           test_train_ratio=None) -> CVComparison:
     """Compare two candidates of a search on their per-fold scores.
@@ -172,24 +210,12 @@ def compare_cv_candidates(search, a=None, b=None, *, metric=None,
     results = getattr(search, "cv_results_", search)
     if not isinstance(results, dict) or "params" not in results:
         raise TypeError("search must be a fitted search estimator or its cv_results_ dict.")
-    if metric is None:
-        metric = "score" if "mean_test_score" in results else None
-        if metric is None:
-            names = sorted(k[len("mean_test_"):] for k in results if k.startswith("mean_test_"))
-            raise ValueError(f"The search has several metrics ({', '.join(names)}); pass "
-                             "metric=... to choose one.")
+    metric = _metric(results, metric)
     folds = sorted(int(k[len("split"):].split("_")[0]) for k in results
                    if k.startswith("split") and k.endswith(f"_test_{metric}"))
     if not folds:
         raise ValueError(f"cv_results_ has no per-fold scores for metric {metric!r}.")
-    ranks = np.asarray(results[f"rank_test_{metric}"])
-    if ranks.shape[0] < 2 and (a is None or b is None):
-        raise ValueError(f"The search has {ranks.shape[0]} candidate; there is nothing to "
-                         "compare it with (pass a and b to compare two candidates).")
-    order = np.argsort(ranks, kind="stable")
-    ia = _candidate(results, a) if a is not None else int(order[0])
-    ib = _candidate(results, b) if b is not None else int(order[1] if order[0] == ia
-                                                          else order[0])
+    ia, ib = _pair(results, metric, a, b)
     scores = np.array([[results[f"split{i}_test_{metric}"][c] for i in folds]
                        for c in (ia, ib)])
     ratio = 1 / (len(folds) - 1) if test_train_ratio is None else test_train_ratio

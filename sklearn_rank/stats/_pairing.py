@@ -6,14 +6,14 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from .._validation import validate_params
 from ..metrics._evaluation import Evaluation
+from ._constraints import PAIRED
 
 __all__ = ["paired_values"]
 
-_MISSING = ("raise", "drop", "zero")
 
-
-def _metric_of(evaluation: Evaluation, metric) -> str:
+def metric_of(evaluation: Evaluation, metric) -> str:
     if metric is None:
         if len(evaluation.metrics) != 1:
             raise ValueError(
@@ -76,17 +76,28 @@ def _typed(qa: np.ndarray, qb: np.ndarray):
     if ka not in "biuf" or kb not in "biuf":
         return None
     if ka in "biu" and kb in "biu":
-        for dtype in (np.int64, np.uint64):
-            info = np.iinfo(dtype)
-            if all(q.size == 0 or (info.min <= q.min() and q.max() <= info.max)
-                   for q in (qa, qb)):
-                return qa.astype(dtype, copy=False), qb.astype(dtype, copy=False)
+        return _typed_integers(qa, qb)
+    if not all(_exact_in_float64(q) for q in (qa, qb)):
         return None
-    exact = 2**53
-    for q in (qa, qb):
-        if q.dtype.kind in "biu" and q.size and not (-exact <= q.min() and q.max() <= exact):
-            return None
     return qa.astype(np.float64, copy=False), qb.astype(np.float64, copy=False)
+
+
+def _typed_integers(qa: np.ndarray, qb: np.ndarray):
+    """Integer ids of both arrays as int64, else uint64, or None when neither holds
+    them all."""
+    for dtype in (np.int64, np.uint64):
+        info = np.iinfo(dtype)
+        if all(q.size == 0 or (info.min <= q.min() and q.max() <= info.max)
+               for q in (qa, qb)):
+            return qa.astype(dtype, copy=False), qb.astype(dtype, copy=False)
+    return None
+
+
+def _exact_in_float64(q: np.ndarray) -> bool:
+    """Whether every id of ``q`` is a float, or an integer that float64 holds exactly."""
+    exact = 2**53
+    return q.dtype.kind not in "biu" or not q.size or bool(-exact <= q.min()
+                                                           and q.max() <= exact)
 
 
 def _match(qa: np.ndarray, qb: np.ndarray):
@@ -129,7 +140,7 @@ def _check_comparable(qa: np.ndarray, qb: np.ndarray) -> None:
 
 
 def _paired_evaluations(a: Evaluation, b: Evaluation, metric, missing):
-    ka, kb = _metric_of(a, metric), _metric_of(b, metric)
+    ka, kb = metric_of(a, metric), metric_of(b, metric)
     qa, qb = np.asarray(a.qids), np.asarray(b.qids)
     va = np.asarray(a.per_query[ka], dtype=np.float64)
     vb = np.asarray(b.per_query[kb], dtype=np.float64)
@@ -200,6 +211,7 @@ def _drop_skipped(x, y, qids, in_a, in_b, metric):
     return x, y, qids
 
 
+@validate_params(PAIRED)
 def paired_values(a, b, *, metric=None, missing="raise"):
     """Per-query values of two systems, paired.
 
@@ -250,14 +262,12 @@ def paired_values(a, b, *, metric=None, missing="raise"):
     >>> x.tolist(), y.tolist()
     ([0.5, 0.7], [0.4, 0.9])
     """
-    if missing not in _MISSING:
-        raise ValueError(f"missing must be one of {_MISSING}, got {missing!r}.")
     if isinstance(a, Evaluation) != isinstance(b, Evaluation):
         raise TypeError("Pass two Evaluation objects or two arrays of per-query values, "
                         "not one of each.")
     if isinstance(a, Evaluation):
         x, y, qids, in_a, in_b = _paired_evaluations(a, b, metric, missing)
-        label = _metric_of(a, metric)
+        label = metric_of(a, metric)
     else:
         x = np.asarray(a, dtype=np.float64)
         y = np.asarray(b, dtype=np.float64)

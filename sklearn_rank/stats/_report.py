@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import StrOptions, validate_params
 from ..metrics._evaluation import Evaluation
-from ._tests import (
-    _check_resamples,
-    bootstrap_ci,
-    paired_ttest,
-    paired_values,
-    randomization_test,
-    wilcoxon_test,
-)
+from ._bootstrap import bootstrap_ci
+from ._constraints import LEVEL, PAIRED, RESAMPLES, SEED
+from ._pairing import paired_values
+from ._tests import paired_ttest, randomization_test, wilcoxon_test
 
 __all__ = ["Comparison", "Report", "compare"]
-
-_TESTS = ("randomization", "ttest", "wilcoxon")
-_CORRECTIONS = ("holm", "bonferroni", None)
 
 
 @dataclass(frozen=True)
@@ -214,6 +209,18 @@ class Report:
         return pd.DataFrame.from_records(records).set_index(["metric", "system"])
 
 
+@validate_params({
+    "evaluations": [Mapping],
+    "baseline": [str, None],
+    "metrics": ["array-like", None],
+    "test": [StrOptions({"randomization", "ttest", "wilcoxon"})],
+    "correction": [StrOptions({"holm", "bonferroni"}), None],
+    "alpha": LEVEL,
+    "confidence": LEVEL,
+    "n_resamples": RESAMPLES,
+    "missing": PAIRED["missing"],
+    "random_state": SEED,
+})
 def compare(evaluations: dict, *, baseline=None, metrics=None, test="randomization",
             correction="holm", alpha=0.05, confidence=0.95, n_resamples=10000,
             missing="raise", random_state=None) -> Report:
@@ -275,53 +282,54 @@ def compare(evaluations: dict, *, baseline=None, metrics=None, test="randomizati
     >>> report.comparisons[0].significant
     True
     """
-    if not evaluations:
-        raise ValueError("evaluations is empty; pass {name: Evaluation, ...}.")
-    if test not in _TESTS:
-        raise ValueError(f"test must be one of {_TESTS}, got {test!r}.")
-    if correction not in _CORRECTIONS:
-        raise ValueError(f"correction must be one of {_CORRECTIONS}, got {correction!r}.")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
-    n_resamples = _check_resamples(n_resamples, minimum=2)
-    for name, ev in evaluations.items():
-        if not isinstance(ev, Evaluation):
-            raise TypeError(f"evaluations[{name!r}] must be an Evaluation, got "
-                            f"{type(ev).__name__}.")
-    names = list(evaluations)
+    names = _systems(evaluations, baseline)
     baseline = names[0] if baseline is None else baseline
-    if baseline not in evaluations:
-        raise ValueError(f"baseline {baseline!r} is not one of the systems {names}.")
     if metrics is None:
         metrics = [str(m) for m in evaluations[baseline].metrics
                    if all(str(m) in ev.per_query for ev in evaluations.values())]
     run_test = {"randomization": lambda x, y: randomization_test(
                     x, y, n_resamples=n_resamples, random_state=random_state),
                 "ttest": paired_ttest, "wilcoxon": wilcoxon_test}[test]
-    rows, pvalues = [], []
+    rows = []
     means = {name: {} for name in names}
     for metric in metrics:
-        base = evaluations[baseline]
         for name in names:
-            x, y, _ = paired_values(evaluations[name], base, metric=metric, missing=missing)
+            x, y, _ = paired_values(evaluations[name], evaluations[baseline], metric=metric,
+                                    missing=missing)
             means[name][metric] = float(x.mean())
-            if name == baseline:
-                continue
-            d = x - y
-            ci = bootstrap_ci(d, confidence=confidence, n_resamples=n_resamples,
-                              random_state=random_state)
-            p = float(run_test(x, y).pvalue) if np.any(d != 0) else 1.0
-            sd = d.std(ddof=1) if d.shape[0] > 1 else 0.0
-            rows.append(dict(metric=metric, system=name, baseline=baseline,
-                             mean=float(x.mean()), baseline_mean=float(y.mean()),
-                             difference=float(d.mean()), low=ci.low, high=ci.high, pvalue=p,
-                             wins=int((d > 1e-12).sum()), ties=int((np.abs(d) <= 1e-12).sum()),
-                             losses=int((d < -1e-12).sum()),
-                             effect_size=float(d.mean() / sd) if sd > 0 else 0.0,
-                             n_queries=int(d.shape[0])))
-            pvalues.append(p)
-    adjusted = _adjust(np.asarray(pvalues), correction)
+            if name != baseline:
+                ci = bootstrap_ci(x - y, confidence=confidence, n_resamples=n_resamples,
+                                  random_state=random_state)
+                rows.append(_row(metric, name, baseline, x, y, ci, run_test))
+    adjusted = _adjust(np.asarray([row["pvalue"] for row in rows]), correction)
     comparisons = [Comparison(**row, pvalue_corrected=float(pa), significant=bool(pa < alpha))
                    for row, pa in zip(rows, adjusted, strict=True)]
     return Report(means, comparisons, baseline, test, correction, alpha, confidence)
 
+
+def _systems(evaluations, baseline) -> list:
+    """The names of the systems, checked to hold evaluations and the baseline."""
+    if not evaluations:
+        raise ValueError("evaluations is empty; pass {name: Evaluation, ...}.")
+    for name, ev in evaluations.items():
+        if not isinstance(ev, Evaluation):
+            raise TypeError(f"evaluations[{name!r}] must be an Evaluation, got "
+                            f"{type(ev).__name__}.")
+    names = list(evaluations)
+    if baseline is not None and baseline not in evaluations:
+        raise ValueError(f"baseline {baseline!r} is not one of the systems {names}.")
+    return names
+
+
+def _row(metric, name, baseline, x, y, ci, run_test) -> dict:
+    """The fields of one :class:`Comparison` but the corrected p-value."""
+    d = x - y
+    sd = d.std(ddof=1) if d.shape[0] > 1 else 0.0
+    return dict(metric=metric, system=name, baseline=baseline,
+                mean=float(x.mean()), baseline_mean=float(y.mean()),
+                difference=float(d.mean()), low=ci.low, high=ci.high,
+                pvalue=float(run_test(x, y).pvalue) if np.any(d != 0) else 1.0,
+                wins=int((d > 1e-12).sum()), ties=int((np.abs(d) <= 1e-12).sum()),
+                losses=int((d < -1e-12).sum()),
+                effect_size=float(d.mean() / sd) if sd > 0 else 0.0,
+                n_queries=int(d.shape[0]))

@@ -1,35 +1,22 @@
-"""Paired significance tests and bootstrap intervals on per-query values."""
+"""Paired significance tests on per-query values."""
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
 
-from ..metrics._evaluation import Evaluation
-from ._pairing import _metric_of, paired_values
+from .._validation import Interval, StrOptions, validate_params
+from ._constraints import PAIRED, SEED
+from ._pairing import paired_values
 
-__all__ = [
-    "BootstrapResult",
-    "RandomizationResult",
-    "bootstrap_ci",
-    "paired_ttest",
-    "randomization_test",
-    "wilcoxon_test",
-]
+__all__ = ["RandomizationResult", "paired_ttest", "randomization_test", "wilcoxon_test"]
 
 #: Elements of the largest temporary resampling array (sign or index matrix):
 #: 4M, i.e. 32-64 MB whatever the number of queries.
 _BATCH_ELEMENTS = 1 << 22
 
-
-def _check_resamples(n_resamples, minimum: int = 1) -> int:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, Integral) \
-            or n_resamples < minimum:
-        raise ValueError(f"n_resamples must be an integer >= {minimum}, got {n_resamples!r}.")
-    return int(n_resamples)
 
 
 def _all_zero_error(test: str, n: int) -> ValueError:
@@ -39,6 +26,7 @@ def _all_zero_error(test: str, n: int) -> ValueError:
         "randomization_test gives p = 1 and compare() reports p = 1.")
 
 
+@validate_params(PAIRED)
 def paired_ttest(a, b, *, metric=None, missing="raise"):
     """Paired t-test on per-query values (:func:`scipy.stats.ttest_rel`).
 
@@ -76,6 +64,7 @@ def paired_ttest(a, b, *, metric=None, missing="raise"):
     return stats.ttest_rel(x, y)
 
 
+@validate_params({**PAIRED, "zero_method": [StrOptions({"wilcox", "pratt", "zsplit"})]})
 def wilcoxon_test(a, b, *, metric=None, missing="raise", zero_method="wilcox"):
     """Wilcoxon signed-rank test on per-query values (:func:`scipy.stats.wilcoxon`).
 
@@ -137,6 +126,8 @@ class RandomizationResult:
     exact: bool
 
 
+@validate_params({**PAIRED, "n_resamples": [Interval(Integral, 1, None, closed="left")],
+                  "random_state": SEED})
 def randomization_test(a, b, *, metric=None, missing="raise", n_resamples=10000,
                        random_state=None) -> RandomizationResult:
     """Two-sided paired randomization (Fisher permutation) test on per-query values.
@@ -154,7 +145,9 @@ def randomization_test(a, b, *, metric=None, missing="raise", n_resamples=10000,
         Random sign assignments. With n queries and 2**n <= n_resamples every
         assignment is enumerated and the p-value is exact.
     random_state : int, numpy Generator or None, default=None
-        Seed of the random sign assignments.
+        Seed of the random sign assignments (anything
+        :func:`numpy.random.default_rng` takes: a ``BitGenerator`` or
+        ``SeedSequence`` too).
 
     Returns
     -------
@@ -184,7 +177,9 @@ def randomization_test(a, b, *, metric=None, missing="raise", n_resamples=10000,
     >>> res.exact, res.pvalue
     (True, 0.25)
     """
-    n_resamples = _check_resamples(n_resamples)
+    if isinstance(n_resamples, bool | np.bool_):  # an int to scikit-learn's constraint
+        raise ValueError(f"n_resamples is a number of resamples, not a bool; got "
+                         f"{n_resamples!r}.")
     x, y, _ = paired_values(a, b, metric=metric, missing=missing)
     d = x - y
     n = d.shape[0]
@@ -212,151 +207,3 @@ def randomization_test(a, b, *, metric=None, missing="raise", n_resamples=10000,
         del signs
     return RandomizationResult(float(d.mean()), (count + 1) / (n_resamples + 1),
                                n_resamples, False)
-
-
-@dataclass(frozen=True)
-class BootstrapResult:
-    """Result of :func:`bootstrap_ci`.
-
-    Attributes
-    ----------
-    statistic : float
-        The mean (of the values, or of the paired differences).
-    low, high : float
-        The confidence interval.
-    confidence : float
-    method : str
-    standard_error : float
-        The bootstrap standard error of the mean.
-    """
-
-    statistic: float
-    low: float
-    high: float
-    confidence: float
-    method: str
-    standard_error: float
-
-
-def _rng_keyword(function, seed) -> dict:
-    """``rng=`` on SciPy >= 1.15, ``random_state=`` before."""
-    params = inspect.signature(function).parameters
-    return {"rng": seed} if "rng" in params else {"random_state": seed}
-
-
-def bootstrap_ci(values, baseline=None, *, metric=None, missing="raise", confidence=0.95,
-                 n_resamples=10000, method="percentile", random_state=None) -> BootstrapResult:
-    """Bootstrap confidence interval of a mean, or of a paired mean difference.
-
-    Parameters
-    ----------
-    values : array-like of shape (n_queries,) or Evaluation
-        Per-query values.
-    baseline : array-like or Evaluation, default=None
-        When given, the interval is of mean(values - baseline) over paired
-        queries (see :func:`paired_values` for ``metric`` and ``missing``).
-    metric, missing
-        As for :func:`paired_values`.
-    confidence : float, default=0.95
-    n_resamples : int, default=10000
-    method : {'percentile', 'bca'}, default='percentile'
-        Percentile interval, or bias-corrected and accelerated (BCa).
-    random_state : int, numpy Generator or None, default=None
-
-    Returns
-    -------
-    result : BootstrapResult
-        ``statistic``, ``low``, ``high``, ``confidence``, ``method``,
-        ``standard_error``.
-
-    Raises
-    ------
-    ValueError
-        For an infinite value (a NaN is a query skipped under
-        ``empty='skip'`` and is left out), a bad ``method``, ``confidence`` or
-        ``n_resamples``, and for ``method='bca'`` when every bootstrap mean
-        falls on one side of the observed mean (too few resamples).
-
-    Notes
-    -----
-    Queries are resampled with replacement (:func:`scipy.stats.bootstrap`,
-    with the same random draws), a few million values at a time, so memory
-    is O(n_resamples + a few million) whatever the number of queries; time
-    grows as n_resamples x n. Every query counts equally (per-query weights
-    of an Evaluation are not used). When every value is the same, or there
-    is one query, the interval is that value.
-
-    The BCa acceleration uses the jackknife of the mean in closed form: the
-    jackknife means' deviations are exactly (d_i - mean(d)) / (n - 1), so it
-    takes O(n) instead of SciPy's O(n^2) leave-one-out resamples (which agree
-    with it to rounding).
-
-    Examples
-    --------
-    >>> from sklearn_rank.stats import bootstrap_ci
-    >>> ci = bootstrap_ci([0.5, 0.6, 0.7, 0.9, 0.3], random_state=0)
-    >>> round(ci.statistic, 2), round(ci.low, 2), round(ci.high, 2)
-    (0.6, 0.42, 0.78)
-    """
-    from scipy import stats
-
-    if method not in ("percentile", "bca"):
-        raise ValueError(f"method must be 'percentile' or 'bca', got {method!r}.")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}.")
-    n_resamples = _check_resamples(n_resamples, minimum=2)  # a standard error needs 2
-    if baseline is None:
-        if isinstance(values, Evaluation):
-            key = _metric_of(values, metric)
-            d = np.asarray(values.per_query[key], dtype=np.float64)
-        else:
-            d = np.asarray(values, dtype=np.float64)
-        if d.ndim != 1:
-            raise ValueError(f"values must be a 1-D array of per-query values; got shape "
-                             f"{d.shape}.")
-        if np.isinf(d).any():
-            i = int(np.flatnonzero(np.isinf(d))[0])
-            raise ValueError(f"values[{i}] is {d[i]}; per-query values must be finite (or "
-                             "NaN for a skipped query).")
-        d = d[~np.isnan(d)]
-        if d.shape[0] == 0:
-            raise ValueError("values must be a non-empty 1-D array of per-query values.")
-    else:
-        x, y, _ = paired_values(values, baseline, metric=metric, missing=missing)
-        d = x - y
-    mean = float(d.mean())
-    if np.all(d == d[0]) or d.shape[0] < 2:
-        return BootstrapResult(mean, mean, mean, confidence, method, 0.0)
-    res = stats.bootstrap((d,), np.mean, n_resamples=n_resamples, vectorized=True,
-                          batch=max(1, _BATCH_ELEMENTS // d.shape[0]),
-                          confidence_level=confidence, method="percentile",
-                          **_rng_keyword(stats.bootstrap, np.random.default_rng(random_state)))
-    low, high = res.confidence_interval
-    if method == "bca":
-        low, high = _bca_interval(d, res.bootstrap_distribution, confidence)
-    return BootstrapResult(mean, float(low), float(high), confidence, method,
-                           float(res.standard_error))
-
-
-def _bca_interval(d: np.ndarray, theta_hat_b: np.ndarray, confidence: float):
-    """SciPy's BCa interval of the mean (Efron & Tibshirani 1993, 14.3), with
-    the jackknife in closed form."""
-    from scipy import stats
-    from scipy.special import ndtr, ndtri
-
-    theta_hat = d.mean()
-    below = (np.count_nonzero(theta_hat_b < theta_hat)
-             + np.count_nonzero(theta_hat_b <= theta_hat))
-    z0 = ndtri(below / (2 * theta_hat_b.shape[0]))
-    if not np.isfinite(z0):
-        raise ValueError(
-            f"The BCa interval is undefined: all {theta_hat_b.shape[0]} bootstrap means lie "
-            "on one side of the observed mean. Use more resamples or method='percentile'.")
-    u = d - theta_hat  # (n - 1) x (mean of the jackknife means - jackknife mean i)
-    n = float(d.shape[0])
-    a_hat = 1 / 6 * (np.sum(u**3) / n**3) / (np.sum(u**2) / n**2) ** (3 / 2)
-    z_alpha = float(ndtri((1 - confidence) / 2))
-    alphas = np.array([ndtr(z0 + z / (1 - a_hat * z)) for z in (z0 + z_alpha, z0 - z_alpha)])
-    if hasattr(stats, "quantile"):  # SciPy >= 1.15, as its bootstrap does
-        return stats.quantile(theta_hat_b, alphas)
-    return np.percentile(theta_hat_b, alphas * 100)  # pragma: no cover - older SciPy

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
+from numbers import Real
 
 import numpy as np
 
+from .._validation import HasMethods, Interval, validate_params
+from ..metrics import MetricSpec
 from ..metrics._engine import _runs_of, ranked_data
 from ..metrics._evaluation import Evaluation
 from ..metrics._ranking import _check_options, _compute, _specs
@@ -170,6 +174,14 @@ def _trec_order(qcode: np.ndarray, starts: np.ndarray, score: np.ndarray, docno_
     return order, tied
 
 
+@validate_params({
+    "qrels": [str, os.PathLike, HasMethods(("read",)), Qrels, dict],
+    "run": [str, os.PathLike, HasMethods(("read",)), Run, dict],
+    "metrics": [str, MetricSpec, Iterable],
+    "relevance_level": [Interval(Real, None, None, closed="neither")],
+    "complete": ["boolean"],
+    "judged_only": ["boolean"],
+})
 def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, complete=False,
                  judged_only=False, **options) -> Evaluation:
     """Evaluate a TREC run against relevance judgments, as trec_eval does.

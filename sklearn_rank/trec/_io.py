@@ -19,6 +19,7 @@ from functools import cached_property
 import numpy as np
 
 from .._hashing import _mix, pair_key
+from .._validation import HasMethods, StrOptions, validate_params
 from ..metrics._engine import _runs_at
 from ._arrow import _ArrowFields, _in_background
 from ._column import _Column
@@ -344,6 +345,11 @@ def _check_duplicates(fields: _Parsed, table: _Table, what: str):
         )
 
 
+@validate_params({
+    "path_or_buffer": [str, bytes, os.PathLike, HasMethods(("read",))],
+    "progress": [callable, None],
+    "engine": [StrOptions({"auto", "numpy", "pyarrow"})],
+})
 def read_qrels(path_or_buffer, *, progress: Callable | None = None) -> Qrels:
     """Read TREC relevance judgments: lines ``qid iter docno rel``.
 
@@ -401,6 +407,11 @@ def read_qrels(path_or_buffer, *, progress: Callable | None = None) -> Qrels:
                  integer=True)
 
 
+@validate_params({
+    "path_or_buffer": [str, bytes, os.PathLike, HasMethods(("read",))],
+    "progress": [callable, None],
+    "engine": [StrOptions({"auto", "numpy", "pyarrow"})],
+})
 def read_run(path_or_buffer, *, progress: Callable | None = None) -> Run:
     """Read a TREC run: lines ``qid Q0 docno rank score tag``.
 
