@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._validation import validate_params
+
 if TYPE_CHECKING:
     from sklearn.utils import Bunch
 
@@ -44,6 +46,7 @@ seed. They are not real retrieval results.
 """
 
 
+@validate_params({})
 def load_sample_trec() -> Bunch:
     """Load the paths of a small TREC test collection: qrels and three runs.
 
