@@ -119,45 +119,46 @@ def _write(path, text: str, compressed: bool = False):
 
 
 @pytest.fixture(params=["pyarrow", "numpy"])
-def parser(request, monkeypatch):
-    """Read files with pyarrow's CSV reader where it applies, or with NumPy only."""
-    monkeypatch.setattr(_io, "_ARROW", request.param == "pyarrow")
+def parser(request):
+    """The engine= of the readers: pyarrow's CSV reader where it applies, or NumPy only."""
+    if request.param == "pyarrow":
+        pytest.importorskip("pyarrow")
     return request.param
 
 
 @pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gzip"])
 def test_read_qrels_round_trip(tmp_path, compressed, parser):
     path = _write(tmp_path / "qrels.txt", QRELS_TEXT, compressed)
-    qrels = read_qrels(path)
+    qrels = read_qrels(path, engine=parser)
     assert isinstance(qrels, Qrels)
     assert len(qrels) == 5
     assert _rows(qrels) == QRELS_ROWS  # "007" stays "007"; "#", "." and non-ASCII kept
     assert qrels.qid.dtype.kind == "U" and qrels.docno.dtype.kind == "U"
-    assert _rows(read_qrels(str(path))) == QRELS_ROWS
+    assert _rows(read_qrels(str(path), engine=parser)) == QRELS_ROWS
 
 
 @pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gzip"])
 def test_read_run_round_trip(tmp_path, compressed, parser):
     path = _write(tmp_path / "run.txt", RUN_TEXT, compressed)
-    run = read_run(path)
+    run = read_run(path, engine=parser)
     assert isinstance(run, Run)
     assert run.name == "my-run"
     assert _rows(run) == RUN_ROWS  # "d1" and "D1" are different documents
-    assert _rows(read_run(str(path))) == RUN_ROWS
+    assert _rows(read_run(str(path), engine=parser)) == RUN_ROWS
 
 
 def test_readers_accept_buffers_and_crlf(tmp_path, parser):
-    assert _rows(read_qrels(io.StringIO(QRELS_TEXT))) == QRELS_ROWS
-    assert _rows(read_qrels(io.BytesIO(QRELS_TEXT.encode()))) == QRELS_ROWS
-    assert _rows(read_run(io.StringIO(RUN_TEXT))) == RUN_ROWS
+    assert _rows(read_qrels(io.StringIO(QRELS_TEXT), engine=parser)) == QRELS_ROWS
+    assert _rows(read_qrels(io.BytesIO(QRELS_TEXT.encode()), engine=parser)) == QRELS_ROWS
+    assert _rows(read_run(io.StringIO(RUN_TEXT), engine=parser)) == RUN_ROWS
     with open(_write(tmp_path / "run.txt", RUN_TEXT), "rb") as f:
-        assert _rows(read_run(f)) == RUN_ROWS
-    crlf = read_qrels(io.BytesIO(b"q1 0 d1 1\r\nq1 0 d2 0\r\n"))
+        assert _rows(read_run(f, engine=parser)) == RUN_ROWS
+    crlf = read_qrels(io.BytesIO(b"q1 0 d1 1\r\nq1 0 d2 0\r\n"), engine=parser)
     assert _rows(crlf) == {("q1", "d1", 1.0), ("q1", "d2", 0.0)}
     gz = tmp_path / "qrels.gz"
     gz.write_bytes(gzip.compress(QRELS_TEXT.encode()))
     with open(gz, "rb") as f:
-        assert _rows(read_qrels(f)) == QRELS_ROWS
+        assert _rows(read_qrels(f, engine=parser)) == QRELS_ROWS
 
 
 def test_from_dict():
@@ -176,17 +177,17 @@ def test_from_dict():
 def test_progress_callback(tmp_path, reader, text, compressed, parser):
     path = _write(tmp_path / "input.txt", text, compressed)
     calls = []
-    reader(path, progress=lambda *args: calls.append(args))
+    reader(path, progress=lambda *args: calls.append(args), engine=parser)
     size = path.stat().st_size  # bytes of the file as stored (compressed)
     assert calls
     assert calls[-1] == (str(path), size, size)
     assert all(c[0] == str(path) and 0 < c[1] <= size for c in calls)
 
 
-def _raises(reader, tmp_path, text, message, name="input.txt"):
+def _raises(reader, tmp_path, text, message, name="input.txt", engine="auto"):
     path = _write(tmp_path / name, text)
     with pytest.raises(ValueError, match=re.escape(f"{path}: {message}")):
-        reader(path)
+        reader(path, engine=engine)
 
 
 @pytest.mark.parametrize(
@@ -213,7 +214,7 @@ def _raises(reader, tmp_path, text, message, name="input.txt"):
     ],
 )
 def test_read_qrels_errors(tmp_path, text, message, parser):
-    _raises(read_qrels, tmp_path, text, message, "judgments.qrels")
+    _raises(read_qrels, tmp_path, text, message, "judgments.qrels", parser)
 
 
 @pytest.mark.parametrize(
@@ -243,7 +244,7 @@ def test_read_qrels_errors(tmp_path, text, message, parser):
     ],
 )
 def test_read_run_errors(tmp_path, text, message, parser):
-    _raises(read_run, tmp_path, text, message, "system.run")
+    _raises(read_run, tmp_path, text, message, "system.run", parser)
 
 
 PLAIN_RUN = "q1 Q0 d1 1 2.5 tag\nq1 Q0 \"d2\" 2 1e-3 tag\nq2 Q0 文档 1 -7 last-tag\n"
@@ -266,9 +267,10 @@ NOT_PLAIN = {  # each of these must give the same rows as the plain text, throug
 def test_pyarrow_reads_only_plain_text(monkeypatch):
     """pyarrow parses text with single spaces and newlines only; every other
     layout goes to the NumPy reader, and both give the same rows."""
-    def parsed_by_arrow(text):
+    def parsed_by_arrow(text, engine="auto"):
         buf = np.frombuffer(text.encode(), dtype=np.uint8)
-        fields = _io._arrow_fields(buf, "x", 6, (0, 2), 4)
+        fields = (_arrow._ArrowFields.parse(buf, "x", 6, (0, 2), 4)
+                  if _io._use_arrow(engine) else None)
         return fields is not None and fields.plain()
 
     expected = {("q1", "d1", 2.5), ("q1", '"d2"', 1e-3), ("q2", "文档", -7.0)}
@@ -279,13 +281,16 @@ def test_pyarrow_reads_only_plain_text(monkeypatch):
         assert not parsed_by_arrow(text), layout
         run = read_run(io.StringIO(text))
         assert _rows(run) == expected and run.name == "last-tag", layout
-    monkeypatch.setattr(_io, "_ARROW", False)
-    assert not parsed_by_arrow(PLAIN_RUN)
-    assert _rows(read_run(io.StringIO(PLAIN_RUN))) == expected
+    assert not parsed_by_arrow(PLAIN_RUN, engine="numpy")
+    def never(*args):
+        raise AssertionError("engine='numpy' asked pyarrow")
+
+    monkeypatch.setattr(_arrow._ArrowFields, "parse", never)
+    assert _rows(read_run(io.StringIO(PLAIN_RUN), engine="numpy")) == expected
 
 
 @pytest.mark.parametrize("layout", ["plain", "comment"])
-def test_readers_agree(tmp_path, monkeypatch, layout):
+def test_readers_agree(tmp_path, layout):
     """The pyarrow and NumPy readers build identical tables from generated files."""
     qrels, run = _collection(**CONFIGS["graded"], aligned=False)
     rng = np.random.default_rng(3)
@@ -295,9 +300,8 @@ def test_readers_agree(tmp_path, monkeypatch, layout):
         f"{q} Q0 {d} 1 {s!r} t\n" for q, docs in run.items() for d, s in docs.items()),
         encoding="utf-8")
     tables = []
-    for use_arrow in (True, False):
-        monkeypatch.setattr(_io, "_ARROW", use_arrow)
-        tables.append((read_qrels(qrels_path), read_run(run_path)))
+    for engine in ("auto", "numpy"):
+        tables.append((read_qrels(qrels_path, engine=engine), read_run(run_path, engine=engine)))
     for a, b in zip(*tables, strict=True):
         for column in ("_qid", "_docno"):
             assert getattr(a, column).items() == getattr(b, column).items()
@@ -672,13 +676,14 @@ def test_files_and_dicts_give_identical_results(tmp_path, parser):
     qrels_path, run_path = tmp_path / "test.qrels", tmp_path / "system.run.gz"
     _write_qrels(qrels_path, qrels, rng)
     _write_run(run_path, run, rng)
-    assert read_run(run_path).name == "tag1"
+    assert read_run(run_path, engine=parser).name == "tag1"
     reference = evaluate_run(qrels, run, MEASURES)
     with open(qrels_path, "rb") as qf, open(run_path, "rb") as rf:
         from_buffers = evaluate_run(qf, rf, MEASURES)
     for ev in (evaluate_run(qrels_path, run_path, MEASURES),
                evaluate_run(str(qrels_path), str(run_path), MEASURES),
-               evaluate_run(read_qrels(qrels_path), read_run(run_path), MEASURES),
+               evaluate_run(read_qrels(qrels_path, engine=parser),
+                            read_run(run_path, engine=parser), MEASURES),
                evaluate_run(Qrels.from_dict(qrels), Run.from_dict(run), MEASURES),
                from_buffers):
         assert ev == reference
@@ -696,7 +701,8 @@ def test_ids_of_different_widths(tmp_path, parser):
     qrels_path.write_text("q1 0 a 1\nq1 0 longdocname 0\n")
     run_path.write_text("q1 Q0 a 1 1.0 t\nq1 Q0 c 2 0.5 t\n")
     for ev in (evaluate_run(qrels, run, ["map", "P.1", "ndcg"]),
-               evaluate_run(qrels_path, run_path, ["map", "P.1", "ndcg"])):
+               evaluate_run(read_qrels(qrels_path, engine=parser),
+                            read_run(run_path, engine=parser), ["map", "P.1", "ndcg"])):
         _assert_matches_trec_eval(ev, expected)
 
 
