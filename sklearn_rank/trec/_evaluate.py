@@ -162,17 +162,6 @@ def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
     return _compute(data, specs, options)
 
 
-def _within(codes: np.ndarray) -> np.ndarray:
-    """Position of every element among the elements with the same code (stable)."""
-    by = np.argsort(codes, kind="stable")
-    starts, lengths = _runs_of(codes[by])
-    out = np.empty_like(by)
-    out[by] = np.arange(by.shape[0]) - np.repeat(starts, lengths)
-    return out
-
-
-
-
 def _trec_columns(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
     """The evaluated queries' rows, as ``ranked_data``'s arguments (labels,
     lengths, qids, n_retrieved, judged): queries in code order, each with its
@@ -274,3 +263,12 @@ def _laid_out(r_code: np.ndarray, level: np.ndarray, starts: np.ndarray, lengths
     labels[at] = missed_level
     judged[at] = 1.0
     return labels, judged, counts, n_ret
+
+
+def _within(codes: np.ndarray) -> np.ndarray:
+    """Position of every element among the elements with the same code (stable)."""
+    by = np.argsort(codes, kind="stable")
+    starts, lengths = _runs_of(codes[by])
+    out = np.empty_like(by)
+    out[by] = np.arange(by.shape[0]) - np.repeat(starts, lengths)
+    return out
