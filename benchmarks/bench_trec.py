@@ -33,7 +33,7 @@ Methods (each timed from the file paths to the 10 means):
   ``bench``) plain files are parsed by pyarrow's CSV reader, which uses
   every core, and their layout is checked on a second thread while the table
   is built; everything else runs on one.
-* ``ours (numpy)``: the same with pyarrow's parser switched off, as for a
+* ``ours (numpy)``: the same with ``engine="numpy"`` (pyarrow's parser off), as for a
   user without pyarrow (informative; its evaluation must equal the first).
 * ``pytrec_eval``: ``parse_qrel(f)`` and ``parse_run(f)`` on the open files
   (read), then ``RelevanceEvaluator(qrels, measures)``, ``.evaluate(run)``
@@ -257,10 +257,10 @@ class Outcome:
         return self.read + self.evaluate
 
 
-def run_ours(info: DataInfo) -> Outcome:
+def run_ours(info: DataInfo, engine: str = "auto") -> Outcome:
     start = time.perf_counter()
-    qrels = read_qrels(info.qrels_path)
-    run = read_run(info.run_path)
+    qrels = read_qrels(info.qrels_path, engine=engine)
+    run = read_run(info.run_path, engine=engine)
     read = time.perf_counter()
     ev = evaluate_run(qrels, run, list(MEASURES))
     means = {m: float(ev.mean[m]) for m in MEASURES}
@@ -269,13 +269,7 @@ def run_ours(info: DataInfo) -> Outcome:
 
 
 def run_ours_numpy(info: DataInfo) -> Outcome:
-    from sklearn_rank.trec import _io
-
-    saved, _io._ARROW = _io._ARROW, False
-    try:
-        return run_ours(info)
-    finally:
-        _io._ARROW = saved
+    return run_ours(info, engine="numpy")
 
 
 def run_pytrec_eval(info: DataInfo) -> Outcome:

@@ -1,10 +1,15 @@
-"""Vectorised 64-bit hashing of byte strings (query and document ids).
+"""Vectorised 64-bit hashing of strings (query and document ids).
 
-:func:`hash_words` hashes strings given as their 8-byte words, so a
+One hash serves the TREC tables (:mod:`sklearn_rank.trec`) and the grouping
+of string query ids: :func:`hash64` of a fixed-width ``'S'`` or ``'U'``
+array. :func:`hash_words` hashes strings given as their 8-byte words, so a
 fixed-width array costs rows x its width: fine for ids of similar lengths.
 For a few very long ids among short ones, hash those one by one with
 :func:`hash_bytes` (the same hash, from the bytes; see
 ``sklearn_rank.trec._column``): memory then follows the bytes of the ids.
+
+Callers that need exactness verify candidate matches by comparing the
+strings: a hash only says which strings may be equal.
 """
 
 from __future__ import annotations
@@ -26,17 +31,9 @@ def _words(values: np.ndarray) -> np.ndarray:
     return words
 
 
-def _units(values: np.ndarray) -> np.ndarray:
-    """A contiguous ``'S'`` array as rows of the widest unsigned integers that
-    divide its width, without a copy: equal rows, equal strings (of one array)."""
-    width = values.dtype.itemsize
-    unit = next(size for size in (8, 4, 2, 1) if width % size == 0)
-    return values.view(f"u{unit}").reshape(values.shape[0], width // unit)
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finalizer: a bijection in which every input bit affects
-    every output bit."""
+def mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finalizer of a uint64 array (a new array): a bijection in
+    which every input bit affects every output bit."""
     x = x ^ (x >> np.uint64(30))
     x *= np.uint64(0xBF58476D1CE4E5B9)
     x ^= x >> np.uint64(27)
@@ -45,9 +42,11 @@ def _mix(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def _multiplier(j: int) -> np.uint64:
-    """An odd 64-bit constant for word position j."""
-    return _mix(np.array([j + 1], dtype=np.uint64) * _GOLDEN)[0] | np.uint64(1)
+def _multipliers(start: int, stop: int) -> np.ndarray:
+    """An odd 64-bit constant for each word position ``start..stop - 1``."""
+    j = np.arange(start + 1, stop + 1, dtype=np.uint64)
+    j *= _GOLDEN
+    return mix(j) | np.uint64(1)
 
 
 def hash_words(words, *, overwrite: bool = False) -> np.ndarray:
@@ -58,25 +57,19 @@ def hash_words(words, *, overwrite: bool = False) -> np.ndarray:
     times an odd constant for position j: two passes per word, and an all-zero
     word adds nothing, so NumPy's NUL padding (any width) leaves it unchanged.
     It is not mixed: equal strings hash equal and strings differing in one
-    word never collide, but use :func:`pair_key` or :func:`hash64` where the
-    bits must look random. With ``overwrite=True`` the word arrays (caller's
-    temporaries) hold the products, and the first one the result.
+    word never collide, but apply :func:`mix` (as :func:`hash64` does) or
+    use :func:`pair_key` where the bits must look random. With
+    ``overwrite=True`` the word arrays (caller's temporaries) hold the
+    products, and the first one the result.
     """
     h = None
     for j, w in enumerate(words):
-        w = np.multiply(w, _multiplier(j), out=w if overwrite else None)
+        w = np.multiply(w, _multipliers(j, j + 1)[0], out=w if overwrite else None)
         if h is None:
             h = w
         else:
             h ^= w
     return h
-
-
-def _multipliers(start: int, stop: int) -> np.ndarray:
-    """:func:`_multiplier` of the word positions ``start..stop - 1``."""
-    j = np.arange(start + 1, stop + 1, dtype=np.uint64)
-    j *= _GOLDEN
-    return _mix(j) | np.uint64(1)
 
 
 def hash_bytes(data: bytes, *, chunk: int = 1 << 17) -> np.uint64:
@@ -93,20 +86,27 @@ def hash_bytes(data: bytes, *, chunk: int = 1 << 17) -> np.uint64:
 
 
 def hash64(values: np.ndarray) -> np.ndarray:
-    """A well-mixed 64-bit hash of every string of a ``'S'`` array.
+    """A well-mixed 64-bit hash of every string of a 1-D ``'S'`` or ``'U'`` array.
 
-    Equal strings hash equal whatever the array widths; callers that need
-    exactness verify candidate matches by comparing the strings.
+    Equal strings hash equal whatever the array widths (NUL padding adds
+    nothing; a ``'U'`` string is hashed as the bytes of its code points, so
+    ``'S'`` and ``'U'`` arrays of the same text hash differently). Every bit
+    is well mixed: the top 32 bits make a 32-bit hash.
     """
-    if values.dtype.kind != "S":
-        raise TypeError(f"hash64 takes a bytes ('S') array, not {values.dtype}.")
-    return _mix(hash_words(_words(values).T))
+    if values.dtype.kind not in "SU":
+        raise TypeError(f"hash64 takes a 'S' or 'U' array, not {values.dtype}.")
+    if values.dtype.kind == "U":  # the bytes of its code points
+        values = np.ascontiguousarray(values)
+        width = values.dtype.itemsize
+        values = values.view(f"S{width}") if width else values.astype("S1")
+    return mix(hash_words(_words(values).T))
 
 
 def pair_key(first: np.ndarray, second: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """A 64-bit key of pairs of strings, from :func:`hash64` of the first and
-    :func:`hash_words` of the second: their XOR times an odd constant, so
-    distinct XORs give distinct keys (written to ``out`` if given).
+    """A 64-bit key of pairs of strings, from a mixed hash of the first
+    (:func:`mix` of :func:`hash_words`) and :func:`hash_words` of the second:
+    their XOR times an odd constant, so distinct XORs give distinct keys
+    (written to ``out`` if given).
 
     Only the high bits are well mixed (each depends on every bit of both
     hashes): take table positions from the top (``key >> (64 - bits)``).

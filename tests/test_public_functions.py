@@ -52,12 +52,8 @@ UNDECLARED = {
     )
 }
 
-# TODO(lead, issue 13 merge): R2's branch adds engine= to read_qrels and read_run,
-# whose constraint is declared already; delete this table when it is merged.
-PENDING = {
-    "sklearn_rank.trec.read_qrels": {"engine"},
-    "sklearn_rank.trec.read_run": {"engine"},
-}
+# Parameters declared ahead of the signature that takes them (none now).
+PENDING: dict[str, set] = {}
 
 
 def _public_modules():

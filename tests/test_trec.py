@@ -39,12 +39,14 @@ import gzip
 import io
 import math
 import re
+import sys
 
 import numpy as np
 import pytest
 
+from sklearn_rank import _hashing
 from sklearn_rank._hashing import _words, hash64, hash_words
-from sklearn_rank.trec import Qrels, Run, _arrow, _io, evaluate_run, read_qrels, read_run
+from sklearn_rank.trec import Qrels, Run, _arrow, _io, _join, evaluate_run, read_qrels, read_run
 from sklearn_rank.trec._column import _Column
 
 ATOL = 1e-9  # trec_eval computes in double; only the ranking depends on float32 scores
@@ -119,45 +121,46 @@ def _write(path, text: str, compressed: bool = False):
 
 
 @pytest.fixture(params=["pyarrow", "numpy"])
-def parser(request, monkeypatch):
-    """Read files with pyarrow's CSV reader where it applies, or with NumPy only."""
-    monkeypatch.setattr(_io, "_ARROW", request.param == "pyarrow")
+def parser(request):
+    """The engine= of the readers: pyarrow's CSV reader where it applies, or NumPy only."""
+    if request.param == "pyarrow":
+        pytest.importorskip("pyarrow")
     return request.param
 
 
 @pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gzip"])
 def test_read_qrels_round_trip(tmp_path, compressed, parser):
     path = _write(tmp_path / "qrels.txt", QRELS_TEXT, compressed)
-    qrels = read_qrels(path)
+    qrels = read_qrels(path, engine=parser)
     assert isinstance(qrels, Qrels)
     assert len(qrels) == 5
     assert _rows(qrels) == QRELS_ROWS  # "007" stays "007"; "#", "." and non-ASCII kept
     assert qrels.qid.dtype.kind == "U" and qrels.docno.dtype.kind == "U"
-    assert _rows(read_qrels(str(path))) == QRELS_ROWS
+    assert _rows(read_qrels(str(path), engine=parser)) == QRELS_ROWS
 
 
 @pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gzip"])
 def test_read_run_round_trip(tmp_path, compressed, parser):
     path = _write(tmp_path / "run.txt", RUN_TEXT, compressed)
-    run = read_run(path)
+    run = read_run(path, engine=parser)
     assert isinstance(run, Run)
     assert run.name == "my-run"
     assert _rows(run) == RUN_ROWS  # "d1" and "D1" are different documents
-    assert _rows(read_run(str(path))) == RUN_ROWS
+    assert _rows(read_run(str(path), engine=parser)) == RUN_ROWS
 
 
 def test_readers_accept_buffers_and_crlf(tmp_path, parser):
-    assert _rows(read_qrels(io.StringIO(QRELS_TEXT))) == QRELS_ROWS
-    assert _rows(read_qrels(io.BytesIO(QRELS_TEXT.encode()))) == QRELS_ROWS
-    assert _rows(read_run(io.StringIO(RUN_TEXT))) == RUN_ROWS
+    assert _rows(read_qrels(io.StringIO(QRELS_TEXT), engine=parser)) == QRELS_ROWS
+    assert _rows(read_qrels(io.BytesIO(QRELS_TEXT.encode()), engine=parser)) == QRELS_ROWS
+    assert _rows(read_run(io.StringIO(RUN_TEXT), engine=parser)) == RUN_ROWS
     with open(_write(tmp_path / "run.txt", RUN_TEXT), "rb") as f:
-        assert _rows(read_run(f)) == RUN_ROWS
-    crlf = read_qrels(io.BytesIO(b"q1 0 d1 1\r\nq1 0 d2 0\r\n"))
+        assert _rows(read_run(f, engine=parser)) == RUN_ROWS
+    crlf = read_qrels(io.BytesIO(b"q1 0 d1 1\r\nq1 0 d2 0\r\n"), engine=parser)
     assert _rows(crlf) == {("q1", "d1", 1.0), ("q1", "d2", 0.0)}
     gz = tmp_path / "qrels.gz"
     gz.write_bytes(gzip.compress(QRELS_TEXT.encode()))
     with open(gz, "rb") as f:
-        assert _rows(read_qrels(f)) == QRELS_ROWS
+        assert _rows(read_qrels(f, engine=parser)) == QRELS_ROWS
 
 
 def test_from_dict():
@@ -176,17 +179,17 @@ def test_from_dict():
 def test_progress_callback(tmp_path, reader, text, compressed, parser):
     path = _write(tmp_path / "input.txt", text, compressed)
     calls = []
-    reader(path, progress=lambda *args: calls.append(args))
+    reader(path, progress=lambda *args: calls.append(args), engine=parser)
     size = path.stat().st_size  # bytes of the file as stored (compressed)
     assert calls
     assert calls[-1] == (str(path), size, size)
     assert all(c[0] == str(path) and 0 < c[1] <= size for c in calls)
 
 
-def _raises(reader, tmp_path, text, message, name="input.txt"):
+def _raises(reader, tmp_path, text, message, name="input.txt", engine="auto"):
     path = _write(tmp_path / name, text)
     with pytest.raises(ValueError, match=re.escape(f"{path}: {message}")):
-        reader(path)
+        reader(path, engine=engine)
 
 
 @pytest.mark.parametrize(
@@ -213,7 +216,7 @@ def _raises(reader, tmp_path, text, message, name="input.txt"):
     ],
 )
 def test_read_qrels_errors(tmp_path, text, message, parser):
-    _raises(read_qrels, tmp_path, text, message, "judgments.qrels")
+    _raises(read_qrels, tmp_path, text, message, "judgments.qrels", parser)
 
 
 @pytest.mark.parametrize(
@@ -243,7 +246,7 @@ def test_read_qrels_errors(tmp_path, text, message, parser):
     ],
 )
 def test_read_run_errors(tmp_path, text, message, parser):
-    _raises(read_run, tmp_path, text, message, "system.run")
+    _raises(read_run, tmp_path, text, message, "system.run", parser)
 
 
 PLAIN_RUN = "q1 Q0 d1 1 2.5 tag\nq1 Q0 \"d2\" 2 1e-3 tag\nq2 Q0 文档 1 -7 last-tag\n"
@@ -266,9 +269,10 @@ NOT_PLAIN = {  # each of these must give the same rows as the plain text, throug
 def test_pyarrow_reads_only_plain_text(monkeypatch):
     """pyarrow parses text with single spaces and newlines only; every other
     layout goes to the NumPy reader, and both give the same rows."""
-    def parsed_by_arrow(text):
+    def parsed_by_arrow(text, engine="auto"):
         buf = np.frombuffer(text.encode(), dtype=np.uint8)
-        fields = _io._arrow_fields(buf, "x", 6, (0, 2), 4)
+        fields = (_arrow._ArrowFields.parse(buf, "x", 6, (0, 2), 4)
+                  if _io._use_arrow(engine) else None)
         return fields is not None and fields.plain()
 
     expected = {("q1", "d1", 2.5), ("q1", '"d2"', 1e-3), ("q2", "文档", -7.0)}
@@ -279,13 +283,47 @@ def test_pyarrow_reads_only_plain_text(monkeypatch):
         assert not parsed_by_arrow(text), layout
         run = read_run(io.StringIO(text))
         assert _rows(run) == expected and run.name == "last-tag", layout
-    monkeypatch.setattr(_io, "_ARROW", False)
-    assert not parsed_by_arrow(PLAIN_RUN)
-    assert _rows(read_run(io.StringIO(PLAIN_RUN))) == expected
+    assert not parsed_by_arrow(PLAIN_RUN, engine="numpy")
+    def never(*args):
+        raise AssertionError("engine='numpy' asked pyarrow")
+
+    monkeypatch.setattr(_arrow._ArrowFields, "parse", never)
+    assert _rows(read_run(io.StringIO(PLAIN_RUN), engine="numpy")) == expected
+
+
+def test_engine_chooses_the_reader(monkeypatch):
+    """engine="pyarrow" parses a plain file with pyarrow only, and a file
+    pyarrow does not take (not plain) with NumPy, to the same rows; "numpy"
+    never asks pyarrow (see above); an unknown engine is an error."""
+    pytest.importorskip("pyarrow")
+    expected = {("q1", "d1", 2.5), ("q1", '"d2"', 1e-3), ("q2", "文档", -7.0)}
+    numpy_reader = _io._Fields
+
+    def never(*args, **kwargs):
+        raise AssertionError("the NumPy reader was asked")
+
+    monkeypatch.setattr(_io, "_Fields", never)
+    assert _rows(read_run(io.StringIO(PLAIN_RUN), engine="pyarrow")) == expected
+    monkeypatch.setattr(_io, "_Fields", numpy_reader)
+    for text in NOT_PLAIN.values():
+        assert _rows(read_run(io.StringIO(text), engine="pyarrow")) == expected
+    with pytest.raises(ValueError, match="'engine' parameter of read_qrels must be a str among"):
+        read_qrels(io.StringIO(QRELS_TEXT), engine="arrow")
+
+
+def test_engine_pyarrow_without_pyarrow(monkeypatch):
+    """Without pyarrow, engine="pyarrow" is an ImportError naming the extra
+    that installs it; "auto" reads with NumPy."""
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # import pyarrow: ImportError
+    monkeypatch.setitem(sys.modules, "pyarrow.csv", None)
+    with pytest.raises(ImportError, match=re.escape('pip install "sklearn-rank[fast]"')):
+        read_run(io.StringIO(PLAIN_RUN), engine="pyarrow")
+    for engine in ("auto", "numpy"):
+        assert _rows(read_qrels(io.StringIO(QRELS_TEXT), engine=engine)) == QRELS_ROWS
 
 
 @pytest.mark.parametrize("layout", ["plain", "comment"])
-def test_readers_agree(tmp_path, monkeypatch, layout):
+def test_readers_agree(tmp_path, layout):
     """The pyarrow and NumPy readers build identical tables from generated files."""
     qrels, run = _collection(**CONFIGS["graded"], aligned=False)
     rng = np.random.default_rng(3)
@@ -295,9 +333,8 @@ def test_readers_agree(tmp_path, monkeypatch, layout):
         f"{q} Q0 {d} 1 {s!r} t\n" for q, docs in run.items() for d, s in docs.items()),
         encoding="utf-8")
     tables = []
-    for use_arrow in (True, False):
-        monkeypatch.setattr(_io, "_ARROW", use_arrow)
-        tables.append((read_qrels(qrels_path), read_run(run_path)))
+    for engine in ("auto", "numpy"):
+        tables.append((read_qrels(qrels_path, engine=engine), read_run(run_path, engine=engine)))
     for a, b in zip(*tables, strict=True):
         for column in ("_qid", "_docno"):
             assert getattr(a, column).items() == getattr(b, column).items()
@@ -328,6 +365,22 @@ def test_column_strings_anywhere_in_the_buffer():
     # NUL padding does not change a hash: any width, same hash
     assert (hash64(expected) == hash64(expected.astype("S64"))).all()
     assert np.unique(hash64(expected)).shape[0] == np.unique(expected).shape[0]
+
+
+def test_hash64_of_bytes_and_str_arrays():
+    """hash64 (shared by the TREC tables and the grouping of string query
+    ids): of 'S' and 'U' arrays, equal strings hash equal whatever the width,
+    distinct ones differ (here); other dtypes are refused."""
+    rng = np.random.default_rng(1)
+    words = ["".join(rng.choice(list("ab文c\x01"), size=n)) for n in rng.integers(0, 20, 400)]
+    for strings in (np.array(words), np.array([w.encode() for w in words])):
+        hashes = hash64(strings)
+        assert (hashes == hash64(strings.astype(f"{strings.dtype.kind}48"))).all()
+        same_string = strings[:, None] == strings[None, :]
+        assert ((hashes[:, None] == hashes[None, :]) == same_string).all()
+    assert hash64(np.array([], dtype="U")).shape == (0,)
+    with pytest.raises(TypeError, match="takes a 'S' or 'U' array"):
+        hash64(np.arange(3))
 
 
 @pytest.mark.parametrize("width", [1, 3, 7, 8, 9, 16, 21])
@@ -382,6 +435,90 @@ def test_hash_join_survives_colliding_keys(keys):
         key = table._key
         table._key = np.zeros_like(key) if keys == "equal" else key << np.uint64(24)
     assert evaluate_run(qrels_table, run_table, MEASURES) == reference
+
+
+def _sort_merge(qrels, run):
+    """The join by sorting: for each run row, the qrels row with its (qid,
+    docno), or len(qrels); the reference of the hash join."""
+    def rows(table):
+        pairs = zip(table.qid_bytes.items(), table.docno_bytes.items(), strict=True)
+        return sorted((pair, row) for row, pair in enumerate(pairs))
+
+    left, right = rows(qrels), rows(run)  # ((qid, docno), row), sorted
+    match, i = [len(qrels)] * len(run), 0
+    for pair, row in right:
+        while i < len(left) and left[i][0] < pair:
+            i += 1
+        if i < len(left) and left[i][0] == pair:
+            match[row] = left[i][1]
+    return match
+
+
+def _hash_join(qrels, run):
+    vocabulary, (q_runs, r_runs) = _join.query_codes(qrels, run)
+    return _join.match_rows(qrels, run, np.repeat(q_runs, qrels.query_runs[1]),
+                            np.repeat(r_runs, run.query_runs[1]), vocabulary.shape[0])
+
+
+def _colliding_docnos(rng, n):
+    """n pairs of distinct 16-byte ids with equal hash_words (so equal pair
+    keys within a query): word 1 of the second solves the hash's equation."""
+    m0, m1 = (int(m) for m in _hashing._multipliers(0, 2))
+    inverse, mask = pow(m1, -1, 2**64), 2**64 - 1
+    allowed = [b for b in range(33, 256) if b != 35]  # no NUL, whitespace or "#"
+    pairs = []
+    while len(pairs) < n:
+        x0, x1, y0 = (int.from_bytes(bytes(rng.choice(allowed, 8).tolist()), sys.byteorder)
+                      for _ in range(3))
+        y1 = (((x0 * m0) ^ (x1 * m1) ^ (y0 * m0)) & mask) * inverse & mask
+        word = y1.to_bytes(8, sys.byteorder)
+        if all(b in allowed for b in word):
+            pairs.append(tuple(a.to_bytes(8, sys.byteorder) + b.to_bytes(8, sys.byteorder)
+                               for a, b in ((x0, x1), (y0, y1))))
+    return pairs
+
+
+def _join_tables(seed):
+    """Qrels and a run over few queries (rows interleaved), sharing about half
+    their pairs, with colliding docnos on either side, a very long docno
+    and a very long qid (columns that are not compact)."""
+    rng = np.random.default_rng(seed)
+    qids = [b"q%d" % i for i in range(6)]
+    docnos = [b"d%d" % i for i in range(300)]
+    long_qid, long_docno = b"q" * (1 << 20), b"d" * (1 << 20)
+    sides = []
+    for _ in range(2):
+        pairs = {(qids[q], docnos[d]) for q, d in
+                 zip(rng.integers(0, len(qids), 1500), rng.integers(0, len(docnos), 1500),
+                     strict=True)}
+        sides.append(sorted(pairs) + [(long_qid, b"d1"), (b"q1", long_docno)])
+    for qid, (x, y) in zip(rng.choice(qids, 40), _colliding_docnos(rng, 40), strict=True):
+        sides[0].append((qid, x))  # judged: x; retrieved: y (same key), and x for some
+        sides[1].extend([(qid, y)] + [(qid, x)] * int(rng.integers(0, 2)))
+    tables = []
+    for cls, side in zip((Qrels, Run), sides, strict=True):
+        side = [side[i] for i in rng.permutation(len(side))]
+        tables.append(cls([q for q, _ in side], [d for _, d in side],
+                          rng.integers(0, 3, len(side))))
+    return tables
+
+
+@pytest.mark.parametrize("keys", ["real", "top bits only", "all equal"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_hash_join_equals_a_sort_merge(seed, keys):
+    """The per-query hash join with its id verification gives the rows a
+    sort-merge join gives, with crafted ids whose keys collide and with keys
+    forced to collide (few distinct values, or one)."""
+    qrels, run = _join_tables(seed)
+    assert not qrels.docno_bytes.compact and not run.qid_bytes.compact
+    assert np.unique(run.keys).shape[0] < len(run)  # the crafted pairs collide
+    if keys != "real":
+        for table in (qrels, run):
+            table._key = (table.keys & np.uint64(0xC000000000000000) if keys == "top bits only"
+                          else np.zeros_like(table.keys))
+    reference = _sort_merge(qrels, run)
+    assert 0 < sum(row < len(qrels) for row in reference) < len(run)
+    assert _hash_join(qrels, run).tolist() == reference
 
 
 def test_error_names_a_buffer():
@@ -672,13 +809,14 @@ def test_files_and_dicts_give_identical_results(tmp_path, parser):
     qrels_path, run_path = tmp_path / "test.qrels", tmp_path / "system.run.gz"
     _write_qrels(qrels_path, qrels, rng)
     _write_run(run_path, run, rng)
-    assert read_run(run_path).name == "tag1"
+    assert read_run(run_path, engine=parser).name == "tag1"
     reference = evaluate_run(qrels, run, MEASURES)
     with open(qrels_path, "rb") as qf, open(run_path, "rb") as rf:
         from_buffers = evaluate_run(qf, rf, MEASURES)
     for ev in (evaluate_run(qrels_path, run_path, MEASURES),
                evaluate_run(str(qrels_path), str(run_path), MEASURES),
-               evaluate_run(read_qrels(qrels_path), read_run(run_path), MEASURES),
+               evaluate_run(read_qrels(qrels_path, engine=parser),
+                            read_run(run_path, engine=parser), MEASURES),
                evaluate_run(Qrels.from_dict(qrels), Run.from_dict(run), MEASURES),
                from_buffers):
         assert ev == reference
@@ -696,7 +834,8 @@ def test_ids_of_different_widths(tmp_path, parser):
     qrels_path.write_text("q1 0 a 1\nq1 0 longdocname 0\n")
     run_path.write_text("q1 Q0 a 1 1.0 t\nq1 Q0 c 2 0.5 t\n")
     for ev in (evaluate_run(qrels, run, ["map", "P.1", "ndcg"]),
-               evaluate_run(qrels_path, run_path, ["map", "P.1", "ndcg"])):
+               evaluate_run(read_qrels(qrels_path, engine=parser),
+                            read_run(run_path, engine=parser), ["map", "P.1", "ndcg"])):
         _assert_matches_trec_eval(ev, expected)
 
 

@@ -136,8 +136,7 @@ def test_no_thread_outlives_a_read(files, monkeypatch):
         raise RuntimeError("boom")
 
     with pytest.raises(RuntimeError, match="boom"):
-        _io._read(files["qrels"], None, 4, "qid iter docno rel", (0, 2), 3, build,
-                 integer=True)
+        _io._read(files["qrels"], None, "auto", _io._QRELS, build)
     assert _threads() == before
 
 

@@ -35,7 +35,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from sklearn_rank.trec import Qrels, Run, _fields, _io, evaluate_run, read_qrels, read_run
+from sklearn_rank.trec import Qrels, Run, _arrow, _fields, _io, evaluate_run, read_qrels, read_run
 from sklearn_rank.trec._column import _Column
 
 TREC_EVAL = os.environ.get("TREC_EVAL", "")
@@ -43,11 +43,10 @@ MEASURES = ["map", "P.5", "ndcg_cut.10", "recip_rank", "bpref", "Rprec"]
 
 
 @pytest.fixture(params=["pyarrow", "numpy"])
-def parser(request, monkeypatch):
-    """Read files with pyarrow's CSV reader where it applies, or with NumPy only."""
+def parser(request):
+    """The engine= of the readers: pyarrow's CSV reader where it applies, or NumPy only."""
     if request.param == "pyarrow":
         pytest.importorskip("pyarrow")
-    monkeypatch.setattr(_io, "_ARROW", request.param == "pyarrow")
     return request.param
 
 
@@ -134,17 +133,16 @@ def _reference():
 
 @pytest.mark.parametrize("compressed", [False, True], ids=["text", "gzip"])
 @pytest.mark.parametrize("layout", list(LAYOUTS))
-def test_both_readers_build_the_same_table(tmp_path, monkeypatch, layout, compressed):
+def test_both_readers_build_the_same_table(tmp_path, layout, compressed):
     """Every layout of the same lines gives the table of the plain lines, in
     both readers, and the same evaluation."""
     qrels_path, run_path = _files(tmp_path, layout, compressed)
     ref_qrels, ref_run = _reference()
     expected = evaluate_run(ref_qrels, ref_run, MEASURES)
-    for use_arrow in (True, False):
-        monkeypatch.setattr(_io, "_ARROW", use_arrow)
-        qrels, run = read_qrels(qrels_path), read_run(run_path)
-        assert _table_rows(qrels) == _table_rows(ref_qrels), use_arrow
-        assert _table_rows(run) == _table_rows(ref_run), use_arrow
+    for engine in ("auto", "numpy"):
+        qrels, run = read_qrels(qrels_path, engine=engine), read_run(run_path, engine=engine)
+        assert _table_rows(qrels) == _table_rows(ref_qrels), engine
+        assert _table_rows(run) == _table_rows(ref_run), engine
         assert run.name == "tag"
         assert (qrels.qid == ref_qrels.qid).all() and (run.docno == ref_run.docno).all()
         assert evaluate_run(qrels, run, MEASURES) == expected
@@ -159,7 +157,8 @@ def test_plain_files_are_read_by_pyarrow(tmp_path):
         for path, n_fields, number, integer in ((qrels_path, 4, 3, True),
                                                  (run_path, 6, 4, False)):
             buf, _ = _io._read_buffer(path, None)
-            fields = _io._arrow_fields(buf, str(path), n_fields, (0, 2), number, integer)
+            fields = _arrow._ArrowFields.parse(buf, str(path), n_fields, (0, 2), number,
+                                               integer)
             assert fields is not None and fields.plain(), (layout, path)
 
 
@@ -198,7 +197,8 @@ PINNED_BOM = {"map": 0.3512, "P_5": 0.2154, "ndcg_cut_10": 0.3658, "recip_rank":
                                     if k not in ("bom", "blank lines", "everything")])
 def test_layouts_match_the_trec_eval_binary(tmp_path, layout, parser):
     qrels_path, run_path = _files(tmp_path, layout)
-    ours = _ours(evaluate_run(qrels_path, run_path, MEASURES))
+    ours = _ours(evaluate_run(read_qrels(qrels_path, engine=parser),
+                              read_run(run_path, engine=parser), MEASURES))
     if TREC_EVAL:
         theirs = _trec_eval(qrels_path, run_path)
         assert set(theirs) == set(ours)
@@ -217,7 +217,8 @@ def test_a_bom_splits_a_query_in_trec_eval(tmp_path, parser):
     run_path = _write(tmp_path / "run", _render(run, bom=True))
     plain_run = _write(tmp_path / "plain.run", _render(run))
     for path in (run_path, plain_run):
-        ours = _ours(evaluate_run(qrels_path, path, MEASURES))
+        ours = _ours(evaluate_run(read_qrels(qrels_path, engine=parser),
+                                  read_run(path, engine=parser), MEASURES))
         for measure, value in PINNED.items():
             assert ours[measure, "all"] == pytest.approx(value, abs=5e-5), measure
     if not TREC_EVAL:
@@ -237,7 +238,7 @@ def test_a_bom_splits_a_query_in_trec_eval(tmp_path, parser):
                                           ("1.0", 1.0), ("3.", 3.0), ("-0", 0.0)])
 def test_integer_levels_are_read(tmp_path, token, level, parser):
     path = _write(tmp_path / "qrels", f"q1 0 d1 {token}\nq1 0 d2 0\n".encode())
-    assert read_qrels(path).rel.tolist() == [level, 0.0]
+    assert read_qrels(path, engine=parser).rel.tolist() == [level, 0.0]
 
 
 @pytest.mark.parametrize("token, atol", [("1.5", 1), ("2e1", 2), ("0.5", 0), ("-1.5", -1),
@@ -247,12 +248,12 @@ def test_non_integer_levels_are_refused(tmp_path, token, atol, parser):
     for both, and accepted."""
     path = _write(tmp_path / "judged.qrels", f"q1 0 d1 1\n\nq1 0 d2 {token}\n".encode())
     if atol is None:
-        assert read_qrels(path).rel.tolist() == [1.0, 1.0]
+        assert read_qrels(path, engine=parser).rel.tolist() == [1.0, 1.0]
         return
     message = (f"{path}: line 3: relevance level {token!r} is not an integer; trec_eval reads "
                f"levels as integers and would read it as {atol}")
     with pytest.raises(ValueError, match=re.escape(message)):
-        read_qrels(path)
+        read_qrels(path, engine=parser)
 
 
 @pytest.mark.parametrize("reader, text, message", [
@@ -264,7 +265,7 @@ def test_numbers_c_reads_otherwise_are_refused(tmp_path, reader, text, message, 
     """Python reads "1_0" as 10, C's atof/atol (trec_eval) as 1."""
     path = _write(tmp_path / "file", text.encode())
     with pytest.raises(ValueError, match=re.escape(f"{path}: {message}")):
-        reader(path)
+        reader(path, engine=parser)
 
 
 def test_levels_from_arrays_and_dicts_follow_the_same_rule():
@@ -297,16 +298,17 @@ def test_ids_with_nul_are_refused():
 
 def test_run_lines_may_carry_text_after_the_sixth_field(tmp_path, parser):
     text = "q1 Q0 d1 1 2.5 tagA junk\nq1 Q0 d2 2 1.5 tagB more junk\tat end\n"
-    run = read_run(_write(tmp_path / "run", text.encode()))
+    run = read_run(_write(tmp_path / "run", text.encode()), engine=parser)
     assert _table_rows(run) == ([b"q1", b"q1"], [b"d1", b"d2"], [2.5, 1.5])
     assert run.name == "tagB"  # the sixth field of the last line
     with pytest.raises(ValueError, match="line 1: expected 4 fields"):  # qrels: malformed
-        read_qrels(_write(tmp_path / "qrels", b"q1 0 d1 1 junk\n"))
+        read_qrels(_write(tmp_path / "qrels", b"q1 0 d1 1 junk\n"), engine=parser)
 
 
 def test_control_bytes_belong_to_their_field(tmp_path, parser):
     """Only C's whitespace separates fields (as in trec_eval)."""
-    run = read_run(_write(tmp_path / "run", b"q1 Q0 d\x01x 1 2 t\nq1\vQ0\fd2 2 1 t\n"))
+    run = read_run(_write(tmp_path / "run", b"q1 Q0 d\x01x 1 2 t\nq1\vQ0\fd2 2 1 t\n"),
+                   engine=parser)
     assert run._docno.items() == [b"d\x01x", b"d2"]
 
 
@@ -318,14 +320,16 @@ def test_control_bytes_belong_to_their_field(tmp_path, parser):
 def test_bytes_no_text_file_holds(tmp_path, data, message, parser):
     path = _write(tmp_path / "odd.qrels", data)
     with pytest.raises(ValueError, match=re.escape(f"{path}: {message}")):
-        read_qrels(path)
+        read_qrels(path, engine=parser)
 
 
 def test_ids_are_bytes_whatever_their_encoding(tmp_path, parser):
     """Latin-1 ids are matched as bytes (trec_eval's strcmp); shown with
     replacement characters."""
-    qrels = read_qrels(_write(tmp_path / "q", b"q1 0 caf\xe9 1\nq1 0 cafe 0\n"))
-    run = read_run(_write(tmp_path / "r", b"q1 Q0 cafe 1 2 t\nq1 Q0 caf\xe9 2 1 t\n"))
+    qrels = read_qrels(_write(tmp_path / "q", b"q1 0 caf\xe9 1\nq1 0 cafe 0\n"),
+                       engine=parser)
+    run = read_run(_write(tmp_path / "r", b"q1 Q0 cafe 1 2 t\nq1 Q0 caf\xe9 2 1 t\n"),
+                   engine=parser)
     assert qrels.docno.tolist() == ["caf\ufffd", "cafe"]
     assert evaluate_run(qrels, run, ["recip_rank"]).mean["recip_rank"] == 0.5
 
@@ -352,7 +356,7 @@ def _gzip_damages():
 def test_damaged_gzip_is_a_one_line_error(tmp_path, damage, parser):
     path = _write(tmp_path / "judgments.qrels.gz", _gzip_damages()[damage])
     with pytest.raises(ValueError) as error:
-        read_qrels(path)
+        read_qrels(path, engine=parser)
     message = str(error.value)
     assert message.startswith(f"{path}: cannot decompress this gzip file: ")
     assert "\n" not in message
@@ -370,7 +374,7 @@ def test_unreadable_files_are_one_line_errors(tmp_path, case, parser):
     elif case == "latin-1 text":
         path.write_bytes("héllo wörld\n".encode("latin-1"))
     with pytest.raises((ValueError, OSError)) as error:
-        read_qrels(path)
+        read_qrels(path, engine=parser)
     assert str(path) in str(error.value) and "\n" not in str(error.value)
     assert type(error.value) in (ValueError, FileNotFoundError, IsADirectoryError)
 
@@ -449,9 +453,9 @@ def test_long_number_tokens(tmp_path, parser, long_token, value):
     assert not fields.column(4).compact  # the case this test is about
     if value == "error":
         with pytest.raises(ValueError, match=re.escape(f"{path}: line 1235: score '1xxx")):
-            read_run(path)
+            read_run(path, engine=parser)
         return
-    run = read_run(path)
+    run = read_run(path, engine=parser)
     assert run.score[1234] == float(long_token) and run.score[1233] == 1233 / 7
 
 
@@ -462,8 +466,7 @@ def _peak_script(reader: str, long: bool, n_queries=60, depth=150, size=3_000_00
     return textwrap.dedent(f"""
         import json, resource, sys, tempfile, tracemalloc, os
         import numpy as np
-        from sklearn_rank.trec import _io, evaluate_run, read_qrels, read_run
-        _io._ARROW = {reader == "pyarrow"}
+        from sklearn_rank.trec import evaluate_run, read_qrels, read_run
         size = {size if long else 1}
         long_doc = "d5" + "x" * size      # tied with d1..d9: sorts between d5 and d6
         long_qid = "q7" + "y" * size      # a query of its own, between q7 and q8
@@ -486,8 +489,8 @@ def _peak_script(reader: str, long: bool, n_queries=60, depth=150, size=3_000_00
             f.writelines(run)
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         tracemalloc.start()
-        ev = evaluate_run(read_qrels(os.path.join(root, "qrels")),
-                          read_run(os.path.join(root, "run")),
+        ev = evaluate_run(read_qrels(os.path.join(root, "qrels"), engine={reader!r}),
+                          read_run(os.path.join(root, "run"), engine={reader!r}),
                           ["map", "ndcg_cut.10", "recip_rank", "P.5"])
         peak = tracemalloc.get_traced_memory()[1]
         grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before

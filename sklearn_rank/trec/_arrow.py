@@ -71,32 +71,15 @@ class _ArrowFields(_Parsed):
             from pyarrow import csv
         except ImportError:
             return None
-        source = _arrow_buffer(pa, text)
         names = [str(j) for j in range(n_fields)]
         types = {names[j]: pa.binary() for j in strings}
         # integers: a level pyarrow reads as an int64 is what atol reads (others go to NumPy)
         types[names[number]] = pa.int64() if integer else pa.float64()
-        try:
-            table = csv.read_csv(
-                source,
-                read_options=csv.ReadOptions(column_names=names, block_size=1 << 23),
-                parse_options=csv.ParseOptions(delimiter=" ", quote_char=False,
-                                               double_quote=False, escape_char=False),
-                convert_options=csv.ConvertOptions(column_types=types,
-                                                   include_columns=list(types),
-                                                   null_values=[], strings_can_be_null=False),
-            )
-            values = table.column(names[number]).combine_chunks()
-        except (pa.ArrowException, OverflowError):
+        table = _read_csv(pa, csv, _arrow_buffer(pa, text), names, types)
+        values = None if table is None else _float_values(pa, table.column(names[number]),
+                                                          integer)
+        if values is None:
             return None
-        if values.null_count:
-            return None
-        # The buffer itself (writable, owned by this array from now on);
-        # pyarrow's to_numpy would import pandas (0.3 s).
-        values = np.frombuffer(values.buffers()[1], dtype=np.int64 if integer else np.float64,
-                               count=len(values), offset=8 * values.offset)
-        if integer:
-            values = values.astype(np.float64)
         columns = {j: _arrow_strings(table.column(names[j])) for j in strings}
         return cls(name, columns, {number: values}, text, n_fields)
 
@@ -120,6 +103,38 @@ class _ArrowFields(_Parsed):
 
     def numbers(self, j: int, what: str, integer: bool = False) -> np.ndarray:
         return self._numbers[j]
+
+
+def _read_csv(pa, csv, source, names: list[str], types: dict):
+    """pyarrow's parse of ``source`` (single-space separated, no quoting), the
+    columns of ``types`` only; None if it fails."""
+    try:
+        return csv.read_csv(
+            source,
+            read_options=csv.ReadOptions(column_names=names, block_size=1 << 23),
+            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False,
+                                           double_quote=False, escape_char=False),
+            convert_options=csv.ConvertOptions(column_types=types, include_columns=list(types),
+                                               null_values=[], strings_can_be_null=False),
+        )
+    except (pa.ArrowException, OverflowError):
+        return None
+
+
+def _float_values(pa, column, integer: bool) -> np.ndarray | None:
+    """A pyarrow int64 (``integer``) or float64 column as float64, None if it
+    has nulls (or cannot be joined)."""
+    try:
+        values = column.combine_chunks()
+    except pa.ArrowException:
+        return None
+    if values.null_count:
+        return None
+    # The buffer itself (writable, owned by this array from now on);
+    # pyarrow's to_numpy would import pandas (0.3 s).
+    values = np.frombuffer(values.buffers()[1], dtype=np.int64 if integer else np.float64,
+                           count=len(values), offset=8 * values.offset)
+    return values.astype(np.float64) if integer else values
 
 
 @contextmanager

@@ -42,6 +42,50 @@ def _text(strings: np.ndarray) -> np.ndarray:
         return np.char.decode(strings, "utf-8", "replace")
 
 
+def _gather(buf: np.ndarray, start: np.ndarray, width: int, *,
+            increasing: bool = False) -> np.ndarray:
+    """The ``width`` bytes (a multiple of 8) of ``buf`` from every position of
+    ``start``, as rows of uint64 words, zeros past the end of ``buf``
+    (``increasing``: the starts are sorted)."""
+    n_words = width // 8
+    limit = buf.shape[0] - width  # the last position a whole row can be read from
+    # rows that would read past the buffer: read from a zero-padded copy
+    if increasing:  # a last few rows
+        near_end = np.arange(np.searchsorted(start, limit, side="right"), start.shape[0])
+    else:
+        near_end = np.flatnonzero(start > limit)
+    if limit >= 0:
+        windows = np.ndarray((limit + 1,), dtype=f"V{width}", buffer=buf, strides=(1,))
+        safe = np.minimum(start, limit) if near_end.shape[0] else start
+        out = windows[safe].view(np.uint64).reshape(-1, n_words)
+    else:
+        out = np.empty((start.shape[0], n_words), dtype=np.uint64)
+    if near_end.shape[0]:
+        cut = max(0, limit - width)
+        tail = np.zeros(buf.shape[0] - cut + width, dtype=np.uint8)
+        tail[:buf.shape[0] - cut] = buf[cut:]
+        windows = np.ndarray((tail.shape[0] - width + 1,), dtype=f"V{width}", buffer=tail,
+                             strides=(1,))
+        out[near_end] = windows[start[near_end] - cut].view(np.uint64).reshape(-1, n_words)
+    return out
+
+
+def _mask(words: np.ndarray, length: np.ndarray):
+    """Zero the bytes of ``words`` (rows of uint64 words, row i holding a
+    string of ``length[i]`` bytes) past each string's end, in place."""
+    shortest, longest = (int(length.min()), int(length.max())) if length.shape[0] else (0, 0)
+    for j in range(words.shape[1]):  # (1-D passes: NumPy is slow on short inner axes)
+        if 8 * (j + 1) <= shortest:  # every string fills this word
+            continue
+        if shortest == longest:
+            words[:, j] &= _MASKS[min(8, longest - 8 * j)]
+        else:  # bytes of each string in this word: its length - 8j, within 0..8
+            kept = length - 8 * j
+            if shortest < 8 * j or longest > 8 * (j + 1):
+                _clamp(kept, 8)
+            words[:, j] &= _MASKS.take(kept)
+
+
 class _Column:
     """Strings stored in a byte buffer: string i is ``buf[start[i]:start[i] + length[i]]``.
 
@@ -140,45 +184,17 @@ class _Column:
         rows = range(len(self)) if rows is None else np.asarray(rows).tolist()
         return [self.item(i) for i in rows]
 
-    def _words(self, rows=None, cap: int | None = None) -> np.ndarray:
+    def words(self, rows=None, cap: int | None = None) -> np.ndarray:
         """The strings (of ``rows``, cut to ``cap`` bytes) as rows of 8-byte
         words, zero past their ends."""
         start = self.start if rows is None else self.start[rows]
         length = self.length if rows is None else self.length[rows]
         if cap is not None:
             length = np.minimum(length, cap)
-        shortest, longest = (int(length.min()), int(length.max())) if length.shape[0] else (0, 0)
-        n_words = max(1, -(-longest // 8))
-        width, buf = 8 * n_words, self.buf
-        limit = buf.shape[0] - width  # the last position a whole row can be read from
-        # rows that would read past the buffer: read from a zero-padded copy
-        if self._packed and rows is None:  # starts increase: a last few rows
-            near_end = np.arange(np.searchsorted(start, limit, side="right"), start.shape[0])
-        else:
-            near_end = np.flatnonzero(start > limit)
-        if limit >= 0:
-            windows = np.ndarray((limit + 1,), dtype=f"V{width}", buffer=buf, strides=(1,))
-            safe = np.minimum(start, limit) if near_end.shape[0] else start
-            out = windows[safe].view(np.uint64).reshape(-1, n_words)
-        else:
-            out = np.empty((start.shape[0], n_words), dtype=np.uint64)
-        if near_end.shape[0]:
-            cut = max(0, limit - width)
-            tail = np.zeros(buf.shape[0] - cut + width, dtype=np.uint8)
-            tail[:buf.shape[0] - cut] = buf[cut:]
-            windows = np.ndarray((tail.shape[0] - width + 1,), dtype=f"V{width}", buffer=tail,
-                                 strides=(1,))
-            out[near_end] = windows[start[near_end] - cut].view(np.uint64).reshape(-1, n_words)
-        for j in range(n_words):  # (1-D passes: NumPy is slow on short inner axes)
-            if 8 * (j + 1) <= shortest:  # every string fills this word
-                continue
-            if shortest == longest:
-                out[:, j] &= _MASKS[min(8, longest - 8 * j)]
-            else:  # bytes of each string in this word: its length - 8j, within 0..8
-                kept = length - 8 * j
-                if shortest < 8 * j or longest > 8 * (j + 1):
-                    _clamp(kept, 8)
-                out[:, j] &= _MASKS.take(kept)
+        longest = int(length.max()) if length.shape[0] else 0
+        out = _gather(self.buf, start, 8 * max(1, -(-longest // 8)),
+                      increasing=self._packed and rows is None)
+        _mask(out, length)
         return out
 
     def _packed_words(self) -> list[np.ndarray] | None:
@@ -205,7 +221,7 @@ class _Column:
             first = int(self.start[0])
             strings = self.buf[first:first + len(self) * self._stride].view(f"S{self._stride}")
             return strings.copy() if rows is None else strings[rows]
-        words = self._words(rows)
+        words = self.words(rows)
         return words.view(f"S{8 * words.shape[1]}").ravel()
 
     def prefix(self, rows=None) -> np.ndarray:
@@ -213,10 +229,11 @@ class _Column:
         bytes array: the strings themselves in a compact column."""
         if self.compact:
             return self.fixed(rows)
-        words = self._words(rows, cap=self.width)
+        words = self.words(rows, cap=self.width)
         return words.view(f"S{8 * words.shape[1]}").ravel()
 
-    def _is_long(self, rows=None) -> np.ndarray:
+    def is_long(self, rows=None) -> np.ndarray:
+        """Whether each string (of ``rows``) is longer than :attr:`width`."""
         length = self.length if rows is None else self.length[rows]
         return length > self.width
 
@@ -224,15 +241,15 @@ class _Column:
         """:func:`hash_words` of the strings (of ``rows``)."""
         if rows is None and self.compact:
             words = self._packed_words()
-            return hash_words(list(self._words().T) if words is None else words, overwrite=True)
+            return hash_words(list(self.words().T) if words is None else words, overwrite=True)
         rows = np.arange(len(self)) if rows is None else np.asarray(rows)
         if self.compact:
-            return hash_words(list(self._words(rows).T), overwrite=True)
-        is_long = self._is_long(rows)
+            return hash_words(list(self.words(rows).T), overwrite=True)
+        is_long = self.is_long(rows)
         out = np.empty(rows.shape[0], dtype=np.uint64)
         short = np.flatnonzero(~is_long)
         if short.shape[0]:
-            out[short] = hash_words(list(self._words(rows[short]).T), overwrite=True)
+            out[short] = hash_words(list(self.words(rows[short]).T), overwrite=True)
         for i in np.flatnonzero(is_long).tolist():
             out[i] = hash_bytes(self.item(rows[i]))
         return out
@@ -242,10 +259,10 @@ class _Column:
         same = self.length[rows] == other.length[other_rows]
         # equal lengths: both short or both long in their columns, but the
         # columns' widths may differ: a pair is short when it is in both
-        fits = same & ~self._is_long(rows) & ~other._is_long(other_rows)
+        fits = same & ~self.is_long(rows) & ~other.is_long(other_rows)
         pairs = np.flatnonzero(fits)
         if pairs.shape[0]:
-            a, b = self._words(rows[pairs]), other._words(other_rows[pairs])
+            a, b = self.words(rows[pairs]), other.words(other_rows[pairs])
             ok = np.ones(pairs.shape[0], dtype=bool)
             for j in range(a.shape[1]):
                 ok &= a[:, j] == b[:, j]
@@ -290,7 +307,7 @@ class _Column:
             return self.fixed(rows)
         rows = np.arange(len(self)) if rows is None else np.asarray(rows)
         prefix = self.prefix(rows)
-        is_long = self._is_long(rows)
+        is_long = self.is_long(rows)
         if not is_long.any():
             return prefix
         # order by prefix; among equal prefixes next to a long string, by the

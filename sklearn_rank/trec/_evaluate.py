@@ -1,4 +1,9 @@
-"""trec_eval-compatible evaluation of runs against relevance judgments."""
+"""trec_eval-compatible evaluation of runs against relevance judgments.
+
+The run is joined to the qrels (:mod:`._join`), ranked as trec_eval ranks it
+(:func:`_trec_order`), and laid out query by query with the judged documents
+it missed (:func:`_trec_columns`); the metrics package computes the rest.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +18,9 @@ from ..metrics import MetricSpec
 from ..metrics._engine import _runs_of, ranked_data
 from ..metrics._evaluation import Evaluation
 from ..metrics._ranking import _check_options, _compute, _specs
-from ._column import _text
-from ._io import Qrels, Run, read_qrels, read_run
+from ._io import read_qrels, read_run
+from ._join import match_rows, query_codes
+from ._tables import Qrels, Run
 
 __all__ = ["evaluate_run"]
 
@@ -30,103 +36,6 @@ def _as_table(value, cls, reader, what):
         return reader(value)
     raise TypeError(f"{what} must be a path, a file, a {cls.__name__} or a "
                     f"{{qid: {{docno: value}}}} dict; got {type(value).__name__}.")
-
-
-def _vocabulary(*tables) -> tuple[np.ndarray, list[np.ndarray]]:
-    """The query ids of the tables, unique and sorted (bytes order, as
-    trec_eval), as str; and for every table the position in them of each of
-    its runs of rows with the same qid."""
-    starts = [table._qid_runs[0] for table in tables]
-    if all(table._qid.compact for table in tables):
-        ids = [table._qid.fixed(s) for table, s in zip(tables, starts, strict=True)]
-        vocabulary = np.unique(np.concatenate(ids))
-        return _text(vocabulary), [np.searchsorted(vocabulary, i).astype(np.int32) for i in ids]
-    # a few very long ids: compared as bytes objects (memory: their bytes)
-    ids = [table._qid.items(s) for table, s in zip(tables, starts, strict=True)]
-    vocabulary = sorted(set().union(*ids))
-    index = {q: i for i, q in enumerate(vocabulary)}
-    strings = np.empty(len(vocabulary), dtype=object)
-    strings[:] = vocabulary
-    return _text(strings), [np.array([index[q] for q in i], dtype=np.int32) for i in ids]
-
-
-class _HashTable:
-    """Open-addressing (linear probing) hash tables of keys, one per query.
-
-    Query ``c`` gets its own power-of-two region of slots, at least 4 per key,
-    so a query's lookups stay within a few cache lines; a slot holds a row
-    number of ``keys``, or ``len(keys)`` when empty. Built and searched
-    vectorised: rows that want the same slot take it in turns, the others move
-    on to the next slot of their region.
-    """
-
-    def __init__(self, keys: np.ndarray, codes: np.ndarray, n_codes: int):
-        n = keys.shape[0]
-        per_query = np.bincount(codes, minlength=n_codes)
-        bits = np.ceil(np.log2(np.maximum(4 * per_query, 4))).astype(np.int64)
-        self.size = 1 << bits
-        self.base = np.cumsum(self.size) - self.size
-        self.shift = (64 - bits).astype(np.uint64)  # a key's home: its top bits
-        self.keys = np.append(keys, np.uint64(0))  # row n: the empty slot's key
-        self.table = np.full(int(self.size.sum()), n,
-                             dtype=np.int32 if n < 2**31 - 1 else np.int64)
-        pending = np.arange(n, dtype=self.table.dtype)
-        pos = self._home(keys, codes)
-        while pending.shape[0]:
-            self.table[pos] = pending  # one of the rows wanting a slot gets it
-            lost = self.table[pos] != pending
-            pending, pos = pending[lost], pos[lost]
-            while pending.shape[0]:  # the others probe for the next free slot
-                taken = np.flatnonzero(self.table[pos] < n)
-                if not taken.shape[0]:
-                    break
-                pos[taken] = self._next(pos[taken], codes[pending[taken]])
-
-    def _home(self, keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
-        home = self.shift[codes]
-        np.right_shift(keys, home, out=home)
-        home = home.view(np.int64)
-        home += self.base[codes]
-        return home
-
-    def _next(self, pos: np.ndarray, codes: np.ndarray) -> np.ndarray:
-        base = self.base[codes]
-        return base + ((pos - base + 1) & (self.size[codes] - 1))
-
-    def find(self, keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
-        """For every key, the row holding it (searched in its query's region),
-        or ``len(keys)`` (the empty slot's row) when it is absent."""
-        n = self.keys.shape[0] - 1
-        pos = self._home(keys, codes)
-        out = self.table[pos]
-        # a slot holding another key: probe on (an empty slot, row n, ends the search)
-        pending = np.flatnonzero(np.greater(out < n, self.keys[out] == keys))
-        pos = pos[pending]
-        while pending.shape[0]:
-            pos = self._next(pos, codes[pending])
-            row = self.table[pos]
-            out[pending] = row
-            go_on = np.flatnonzero(np.greater(row < n, self.keys[row] == keys[pending]))
-            pending, pos = pending[go_on], pos[go_on]
-        return out
-
-
-def _verify(match: np.ndarray, qrels: Qrels, run: Run, q_code: np.ndarray,
-            r_code: np.ndarray) -> np.ndarray:
-    """Check a hash join of the run to the qrels on (qid, docno) by comparing
-    the ids of every match (``len(qrels)``: no match); after a hash collision,
-    redo it exactly (in place). Returns the qrels rows matched."""
-    n = len(qrels)
-    hit = np.flatnonzero(match < n)
-    judged = match[hit]
-    if ((q_code[judged] == r_code[hit]).all()
-            and qrels._docno.all_equal(judged, run._docno, hit)):
-        return judged
-    index = {pair: i for i, pair in enumerate(zip(q_code.tolist(), qrels._docno.items(),
-                                                  strict=True))}
-    match[:] = [index.get(pair, n) for pair in zip(r_code.tolist(), run._docno.items(),
-                                                  strict=True)]
-    return match[match < n]
 
 
 def _trec_order(qcode: np.ndarray, starts: np.ndarray, score: np.ndarray, docno_at):
@@ -194,7 +103,9 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
         in trec_eval (``1.5`` is a ``ValueError``).
     run : path, file, Run or dict
         The run: a run file (see :func:`read_run`), a :class:`Run`, or
-        ``{qid: {docno: score}}``.
+        ``{qid: {docno: score}}``. Files are read with ``engine="auto"``;
+        pass ``read_qrels(path, engine=...)`` and ``read_run(path,
+        engine=...)`` to choose the reader.
     metrics : str or list of str, default=("map", "P.10", "ndcg_cut.10", "recip_rank")
         trec_eval measure names (``"map"``, ``"P.5,10"``, ``"ndcg_cut.10"``,
         ``"recall.100"``, ``"recip_rank"``, ``"gm_map"``, ``"Rprec"``,
@@ -244,31 +155,55 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     """
     qrels = _as_table(qrels, Qrels, read_qrels, "qrels")
     run = _as_table(run, Run, read_run, "run")
+    return _evaluate(metrics, relevance_level, options,
+                     lambda: _trec_columns(qrels, run, complete, judged_only))
+
+
+def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
+    """The metrics package's part: parse the metrics, check the options
+    (trec_eval's convention by default, ``threshold`` from
+    ``relevance_level``), then compute them on the ranked columns that
+    ``columns()`` gives (the arguments of ``ranked_data``)."""
     specs = _specs(metrics)
     options = {"convention": "trec_eval", **options}
     if any("threshold" in s.info.params for s in specs):
         options.setdefault("threshold", relevance_level)
     _check_options(options, specs)
-    data = _trec_data(qrels, run, complete, judged_only)
+    labels, lengths, qids, n_retrieved, judged = columns()
+    data = ranked_data(labels, lengths, qids, n_retrieved=n_retrieved, judged=judged)
     return _compute(data, specs, options)
 
 
-def _within(codes: np.ndarray) -> np.ndarray:
-    """Position of every element among the elements with the same code (stable)."""
-    by = np.argsort(codes, kind="stable")
-    starts, lengths = _runs_of(codes[by])
-    out = np.empty_like(by)
-    out[by] = np.arange(by.shape[0]) - np.repeat(starts, lengths)
-    return out
-
-
-def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
+def _trec_columns(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
+    """The evaluated queries' rows, as ``ranked_data``'s arguments (labels,
+    lengths, qids, n_retrieved, judged): queries in code order, each with its
+    retrieved documents in trec_eval's rank order, then the judged ones it
+    missed (in qrels order)."""
     if len(qrels) == 0:
         raise ValueError("The qrels hold no judgment.")
-    vocabulary, (q_run_code, r_run_code) = _vocabulary(qrels, run)
+    vocabulary, (q_run_code, r_run_code) = query_codes(qrels, run)
     n_codes = vocabulary.shape[0]
-    q_code = np.repeat(q_run_code, qrels._qid_runs[1])
-    r_code = np.repeat(r_run_code, run._qid_runs[1])
+    q_code = np.repeat(q_run_code, qrels.query_runs[1])
+    r_code = np.repeat(r_run_code, run.query_runs[1])
+    evaluated = _evaluated(n_codes, q_run_code, r_run_code, complete)
+    match = match_rows(qrels, run, q_code, r_code, n_codes)
+    level = np.append(qrels.rel, -1.0)[match]  # -1: not judged (row len(qrels))
+    r_code, level, starts, lengths = _ranked(run, r_code, r_run_code, level, evaluated,
+                                             judged_only)
+    # Judged documents the run did not retrieve: they count for the ideal
+    # ranking and the number of relevant documents, at no rank.
+    retrieved = np.zeros(len(qrels) + 1, dtype=bool)
+    retrieved[match] = True
+    missed = np.flatnonzero(~retrieved[:-1] & (qrels.rel >= 0) & evaluated[q_code])
+    labels, judged, counts, n_ret = _laid_out(r_code, level, starts, lengths, q_code[missed],
+                                              qrels.rel[missed], evaluated)
+    return labels, counts[evaluated], vocabulary[evaluated], n_ret[evaluated], judged
+
+
+def _evaluated(n_codes: int, q_run_code: np.ndarray, r_run_code: np.ndarray,
+               complete: bool) -> np.ndarray:
+    """Which query codes are evaluated: those judged and (unless
+    ``complete``) retrieved; an error when there is none."""
     evaluated = np.zeros(n_codes, dtype=bool)
     evaluated[q_run_code] = True
     if not complete:
@@ -280,13 +215,19 @@ def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
             "No query has both results and relevance judgments (as trec_eval says); check "
             "that the run and the qrels use the same query ids, or pass complete=True."
         )
+    return evaluated
 
-    match = _HashTable(qrels._key, q_code, n_codes).find(run._key, r_code)
-    judged = _verify(match, qrels, run, q_code, r_code)
-    level = np.append(qrels.rel, -1.0)[match]  # -1: not judged (row len(qrels))
-    starts, lengths = run._qid_runs
+
+def _ranked(run: Run, r_code: np.ndarray, r_run_code: np.ndarray, level: np.ndarray,
+            evaluated: np.ndarray, judged_only: bool):
+    """The run rows to rank (those of evaluated queries; with
+    ``judged_only``, the judged ones) in trec_eval's order: their query
+    codes and levels (-1: unjudged), and the starts and lengths of their
+    queries."""
+    starts, lengths = run.query_runs
+    docnos = run.docno_bytes
     if evaluated[r_run_code].all() and not (judged_only and (level < 0).any()):
-        rows, score = None, run.score
+        score, docno_key = run.score, docnos.sort_key
     else:
         keep = np.repeat(evaluated[r_run_code], lengths)
         if judged_only:
@@ -294,26 +235,29 @@ def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
         rows = np.flatnonzero(keep)
         r_code, level, score = r_code[rows], level[rows], run.score[rows]
         starts, lengths = _runs_of(r_code)
+
+        def docno_key(i):
+            return docnos.sort_key(rows[i])
+
     # trec_eval keeps scores as C floats: near-equal doubles tie, and the tie
     # goes by document id.
-    order, moved = _trec_order(r_code, starts, score.astype(np.float32),
-                               run._docno.sort_key if rows is None
-                               else lambda i: run._docno.sort_key(rows[i]))
+    order, moved = _trec_order(r_code, starts, score.astype(np.float32), docno_key)
     if moved is not None:
         level[moved] = level[order[moved]]  # ties reordered within queries only
     elif order is not None:
         r_code, level = r_code[order], level[order]
         starts, lengths = _runs_of(r_code)
+    return r_code, level, starts, lengths
 
-    # Judged documents the run did not retrieve: they count for the ideal
-    # ranking and the number of relevant documents, at no rank.
-    retrieved = np.zeros(len(qrels), dtype=bool)
-    retrieved[judged] = True
-    missed = np.flatnonzero(~retrieved & (qrels.rel >= 0) & evaluated[q_code])
 
-    # Each query's rows, queries in code order: its retrieved documents in rank
-    # order, then the judged ones it missed (in qrels order).
-    missed_code = q_code[missed]
+def _laid_out(r_code: np.ndarray, level: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
+              missed_code: np.ndarray, missed_level: np.ndarray, evaluated: np.ndarray):
+    """Labels and judged flags of every query's rows, queries in code order:
+    its ranked rows (codes ``r_code``, levels ``level``, runs at ``starts``
+    of ``lengths``), then its missed judged documents (``missed_code``,
+    ``missed_level``); and every query's number of rows and of retrieved
+    documents."""
+    n_codes = evaluated.shape[0]
     n_ret = np.zeros(n_codes, dtype=np.int64)
     np.add.at(n_ret, r_code[starts], lengths)
     counts = n_ret + np.bincount(missed_code, minlength=n_codes)
@@ -324,11 +268,19 @@ def _trec_data(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
     at = np.repeat(offset[r_code[starts]] - starts, lengths)
     at += np.arange(r_code.shape[0])
     labels = np.zeros(int(counts.sum()))
-    is_judged = np.zeros_like(labels)
-    is_judged[at] = level >= 0
+    judged = np.zeros_like(labels)
+    judged[at] = level >= 0
     labels[at] = np.maximum(level, 0.0, out=level)
     at = offset[missed_code] + n_ret[missed_code] + _within(missed_code)
-    labels[at] = qrels.rel[missed]
-    is_judged[at] = 1.0
-    return ranked_data(labels, counts[evaluated], vocabulary[evaluated],
-                       n_retrieved=n_ret[evaluated], judged=is_judged)
+    labels[at] = missed_level
+    judged[at] = 1.0
+    return labels, judged, counts, n_ret
+
+
+def _within(codes: np.ndarray) -> np.ndarray:
+    """Position of every element among the elements with the same code (stable)."""
+    by = np.argsort(codes, kind="stable")
+    starts, lengths = _runs_of(codes[by])
+    out = np.empty_like(by)
+    out[by] = np.arange(by.shape[0]) - np.repeat(starts, lengths)
+    return out

@@ -40,38 +40,84 @@ def _numbers(column: _Column, name: str, lines, what: str, integer: bool) -> np.
     line; with ``integer``, every value must be the integer C's ``atol``
     (trec_eval's reading of a relevance level) reads from its token."""
     raw = column.prefix()
-    n, width = raw.shape[0], raw.dtype.itemsize
-    chars = raw.view(np.uint8).reshape(n, width)
-    try:
-        values = raw.astype(np.float64)
-    except ValueError:
-        values = None
-    fine = (values is not None and bool(np.isfinite(values).all())
-            and not (chars == 95).any())  # 95: "_"
-    if fine and not column.compact:  # the tokens longer than the prefix
-        for i in column.long.tolist():
-            values[i] = np.nan if (value := _token_value(column.item(i))) is None else value
-            fine = fine and value is not None
-    if not fine:  # find the first bad token (values from Python, which is the reference)
-        values = np.empty(n)
-        for i in range(n):
+    chars = raw.view(np.uint8).reshape(raw.shape[0], raw.dtype.itemsize)
+    values = _fast_values(column, raw, chars)
+    if values is None:  # find the first bad token (values from Python, which is the reference)
+        values = np.empty(raw.shape[0])
+        for i in range(raw.shape[0]):
             token = column.item(i)
             if (value := _token_value(token)) is None:
                 raise ValueError(f"{name}: line {int(lines[i])}: {what} "
                                  f"{token.decode(errors='replace')!r} is not a finite number.")
             values[i] = value
     if integer:
-        check = np.flatnonzero(~_INTEGER_BYTES[chars].all(axis=1)
-                               | (values != np.trunc(values)) | (np.abs(values) >= 2**53))
-        for i in np.union1d(check, column.long).tolist():
-            token = column.item(i)
-            if _atol(token) != values[i]:
-                raise ValueError(
-                    f"{name}: line {int(lines[i])}: {what} {token.decode(errors='replace')!r} "
-                    f"is not an integer; trec_eval reads levels as integers and would read it "
-                    f"as {_atol(token)}: write whole numbers (such as 2 or 2.0)."
-                )
+        _check_integers(column, chars, values, name, lines, what)
     return values
+
+
+def _fast_values(column: _Column, raw: np.ndarray, chars: np.ndarray) -> np.ndarray | None:
+    """The values of the column's tokens, read vectorised from their prefixes
+    ``raw`` (bytes ``chars``), the long tokens one by one; None if any token
+    is not a finite number (or holds a ``_``)."""
+    try:
+        values = raw.astype(np.float64)
+    except ValueError:
+        return None
+    if not np.isfinite(values).all() or (chars == 95).any():  # 95: "_"
+        return None
+    for i in column.long.tolist():  # the tokens longer than the prefix
+        if (value := _token_value(column.item(i))) is None:
+            return None
+        values[i] = value
+    return values
+
+
+def _check_integers(column: _Column, chars: np.ndarray, values: np.ndarray, name: str, lines,
+                    what: str):
+    """An error naming the line of the first value that is not the integer
+    C's ``atol`` reads from its token (``chars``: the bytes of its prefix)."""
+    check = np.flatnonzero(~_INTEGER_BYTES[chars].all(axis=1)
+                           | (values != np.trunc(values)) | (np.abs(values) >= 2**53))
+    for i in np.union1d(check, column.long).tolist():
+        token = column.item(i)
+        if _atol(token) != values[i]:
+            raise ValueError(
+                f"{name}: line {int(lines[i])}: {what} {token.decode(errors='replace')!r} "
+                f"is not an integer; trec_eval reads levels as integers and would read it "
+                f"as {_atol(token)}: write whole numbers (such as 2 or 2.0)."
+            )
+
+
+def _without_comments(text: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """``text`` without its comment lines (those starting with ``#`` after
+    blanks), and the file's line number of each line kept (None: no line was
+    dropped, line i is line i + 1)."""
+    if not (text == 35).any():  # '#': comment lines are rare
+        return text, None
+    lines = text.tobytes().split(b"\n")
+    keep = [i for i, line in enumerate(lines) if not line.lstrip().startswith(b"#")]
+    return (np.frombuffer(b"\n".join(lines[i] for i in keep), dtype=np.uint8),
+            np.asarray(keep) + 1)
+
+
+def _tokens(text: np.ndarray, seps: np.ndarray, is_newline: np.ndarray):
+    """Starts, ends and line (0-based, of ``text``) of the non-empty tokens
+    between the separators ``seps`` (``is_newline``: which are newlines)."""
+    starts = np.empty(seps.shape[0] + 1, dtype=np.int64)
+    starts[0] = 0
+    starts[1:] = seps + 1
+    ends = np.empty_like(starts)
+    ends[:-1] = seps
+    ends[-1] = text.shape[0]
+    newline = np.zeros(starts.shape[0], dtype=bool)
+    newline[1:] = is_newline
+    line = np.cumsum(newline)
+    token = ends > starts  # False between two separators in a row
+    if not token[:-1].all():
+        return starts[token], ends[token], line[token]
+    if not token[-1]:  # only the end of the data after its last newline
+        return starts[:-1], ends[:-1], line[:-1]
+    return starts, ends, line
 
 
 class _Parsed:
@@ -103,30 +149,11 @@ class _Fields(_Parsed):
     def __init__(self, buf: np.ndarray, name: str, n_fields: int, what: str, *,
                  extra: bool = False):
         self.name = name
-        self.buf = text = buf
-        numbers = None
-        if (text == 35).any():  # '#': drop comment lines (rare)
-            lines = text.tobytes().split(b"\n")
-            keep = [i for i, line in enumerate(lines) if not line.lstrip().startswith(b"#")]
-            self.buf = text = np.frombuffer(b"\n".join(lines[i] for i in keep), dtype=np.uint8)
-            numbers = np.asarray(keep) + 1
-        seps, is_newline = self._separators(text, numbers)
-        if numbers is None and self._regular(text, seps, is_newline, n_fields):
+        self.buf, numbers = _without_comments(buf)
+        seps, is_newline = self._separators(self.buf, numbers)
+        if numbers is None and self._regular(self.buf, seps, is_newline, n_fields):
             return
-        starts = np.empty(seps.shape[0] + 1, dtype=np.int64)
-        starts[0] = 0
-        starts[1:] = seps + 1
-        ends = np.empty_like(starts)
-        ends[:-1] = seps
-        ends[-1] = text.shape[0]
-        newline = np.zeros(starts.shape[0], dtype=bool)
-        newline[1:] = is_newline
-        line = np.cumsum(newline)
-        token = ends > starts  # False between two separators in a row
-        if not token[:-1].all():
-            starts, ends, line = starts[token], ends[token], line[token]
-        elif not token[-1]:  # only the end of the data after its last newline
-            starts, ends, line = starts[:-1], ends[:-1], line[:-1]
+        starts, ends, line = _tokens(self.buf, seps, is_newline)
         counts = np.bincount(line)
         data_lines = np.flatnonzero(counts)
         if numbers is None:

@@ -1,0 +1,128 @@
+"""Joining a run to its relevance judgments on (qid, docno), exactly.
+
+Query ids are coded against their sorted union (:func:`query_codes`); each
+run row then finds its judgment in a per-query open-addressing hash table of
+the qrels' 64-bit pair keys (:class:`_HashTable`), and every match is
+verified by comparing the ids (:func:`match_rows`): a hash collision costs
+time (the join is redone exactly), never a wrong match.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._column import _text
+from ._tables import Qrels, Run, _Table
+
+
+def query_codes(*tables: _Table) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The query ids of the tables, unique and sorted (bytes order, as
+    trec_eval), as str; and for every table the position in them of each of
+    its runs of rows with the same qid (:attr:`_Table.query_runs`)."""
+    columns = [table.qid_bytes for table in tables]
+    starts = [table.query_runs[0] for table in tables]
+    if all(column.compact for column in columns):
+        ids = [column.fixed(s) for column, s in zip(columns, starts, strict=True)]
+        vocabulary = np.unique(np.concatenate(ids))
+        return _text(vocabulary), [np.searchsorted(vocabulary, i).astype(np.int32) for i in ids]
+    # a few very long ids: compared as bytes objects (memory: their bytes)
+    return _codes_of_items([column.items(s) for column, s in zip(columns, starts, strict=True)])
+
+
+def _codes_of_items(ids: list[list[bytes]]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """:func:`query_codes` of lists of ids."""
+    vocabulary = sorted(set().union(*ids))
+    index = {q: i for i, q in enumerate(vocabulary)}
+    strings = np.empty(len(vocabulary), dtype=object)
+    strings[:] = vocabulary
+    return _text(strings), [np.array([index[q] for q in i], dtype=np.int32) for i in ids]
+
+
+class _HashTable:
+    """Open-addressing (linear probing) hash tables of keys, one per query.
+
+    Query ``c`` gets its own power-of-two region of slots, at least 4 per key,
+    so a query's lookups stay within a few cache lines; a slot holds a row
+    number of ``keys``, or ``len(keys)`` when empty. Built and searched
+    vectorised: rows that want the same slot take it in turns, the others move
+    on to the next slot of their region.
+    """
+
+    def __init__(self, keys: np.ndarray, codes: np.ndarray, n_codes: int):
+        n = keys.shape[0]
+        per_query = np.bincount(codes, minlength=n_codes)
+        bits = np.ceil(np.log2(np.maximum(4 * per_query, 4))).astype(np.int64)
+        self.size = 1 << bits
+        self.base = np.cumsum(self.size) - self.size
+        self.shift = (64 - bits).astype(np.uint64)  # a key's home: its top bits
+        self.keys = np.append(keys, np.uint64(0))  # row n: the empty slot's key
+        self.table = np.full(int(self.size.sum()), n,
+                             dtype=np.int32 if n < 2**31 - 1 else np.int64)
+        pending = np.arange(n, dtype=self.table.dtype)
+        pos = self._home(keys, codes)
+        while pending.shape[0]:
+            self.table[pos] = pending  # one of the rows wanting a slot gets it
+            lost = self.table[pos] != pending
+            pending, pos = pending[lost], pos[lost]
+            while pending.shape[0]:  # the others probe for the next free slot
+                taken = np.flatnonzero(self.table[pos] < n)
+                if not taken.shape[0]:
+                    break
+                pos[taken] = self._next(pos[taken], codes[pending[taken]])
+
+    def _home(self, keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        home = self.shift[codes]
+        np.right_shift(keys, home, out=home)
+        home = home.view(np.int64)
+        home += self.base[codes]
+        return home
+
+    def _next(self, pos: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        base = self.base[codes]
+        return base + ((pos - base + 1) & (self.size[codes] - 1))
+
+    def find(self, keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """For every key, the row holding it (searched in its query's region),
+        or ``len(keys)`` (the empty slot's row) when it is absent."""
+        n = self.keys.shape[0] - 1
+        pos = self._home(keys, codes)
+        out = self.table[pos]
+        # a slot holding another key: probe on (an empty slot, row n, ends the search)
+        pending = np.flatnonzero(np.greater(out < n, self.keys[out] == keys))
+        pos = pos[pending]
+        while pending.shape[0]:
+            pos = self._next(pos, codes[pending])
+            row = self.table[pos]
+            out[pending] = row
+            go_on = np.flatnonzero(np.greater(row < n, self.keys[row] == keys[pending]))
+            pending, pos = pending[go_on], pos[go_on]
+        return out
+
+
+def match_rows(qrels: Qrels, run: Run, q_code: np.ndarray, r_code: np.ndarray,
+               n_codes: int) -> np.ndarray:
+    """For every run row, the qrels row with the same (qid, docno), or
+    ``len(qrels)`` when the document is not judged for the query.
+
+    ``q_code`` and ``r_code`` are the query codes of every row of the qrels
+    and of the run (:func:`query_codes`, repeated over the rows), ``n_codes``
+    their number.
+    """
+    match = _HashTable(qrels.keys, q_code, n_codes).find(run.keys, r_code)
+    if not _verified(match, qrels, run, q_code, r_code):
+        # a hash collision: join exactly, by the ids
+        index = {pair: i for i, pair in enumerate(zip(q_code.tolist(), qrels.docno_bytes.items(),
+                                                      strict=True))}
+        match[:] = [index.get(pair, len(qrels))
+                    for pair in zip(r_code.tolist(), run.docno_bytes.items(), strict=True)]
+    return match
+
+
+def _verified(match: np.ndarray, qrels: Qrels, run: Run, q_code: np.ndarray,
+              r_code: np.ndarray) -> bool:
+    """Whether every match of the hash join (``len(qrels)``: no match) pairs
+    equal ids: the same query code and the same docno."""
+    hit = np.flatnonzero(match < len(qrels))
+    judged = match[hit]
+    return bool((q_code[judged] == r_code[hit]).all()
+                and qrels.docno_bytes.all_equal(judged, run.docno_bytes, hit))

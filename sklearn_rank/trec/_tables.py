@@ -1,0 +1,252 @@
+"""The TREC tables: relevance judgments (:class:`Qrels`) and runs (:class:`Run`).
+
+Rows of (qid, docno, value). Ids are kept as columns of UTF-8 bytes
+(:class:`._column._Column`, memory proportional to their bytes); the
+readers (:mod:`._io`) and the evaluation (:mod:`._join`, :mod:`._evaluate`)
+work on them through the public methods below.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from .._hashing import mix, pair_key
+from ..metrics._engine import _runs_at
+from ._column import _Column
+
+__all__ = ["Qrels", "Run"]
+
+
+def _as_column(ids, what: str) -> _Column:
+    """Ids (a column, or array-like of str, bytes or numbers) as UTF-8 bytes."""
+    if isinstance(ids, _Column):
+        return ids
+    if not isinstance(ids, list):
+        ids = np.asarray(ids)
+        if ids.ndim != 1:
+            raise ValueError(f"{what} must be a 1-D array; got shape {ids.shape}.")
+        if ids.dtype.kind == "U":
+            ids = _encoded(ids)
+        elif ids.dtype.kind != "S":
+            ids = ids.tolist()
+    if isinstance(ids, list):
+        strings = [s if isinstance(s, bytes) else str(s).encode("utf-8", "surrogatepass")
+                   for s in ids]
+        column = _Column.from_strings(strings)
+        has_nul = bool(np.count_nonzero(column.buf[:column.buf.shape[0] - 8] == 0))
+    else:
+        column = _Column.from_fixed(ids)
+        has_nul = column.has_inner_nul
+    if has_nul:
+        raise ValueError(f"{what} ids must not contain NUL characters (trec_eval cuts an id "
+                         "at its first NUL, which would merge different ids).")
+    return column
+
+
+def _encoded(ids: np.ndarray) -> np.ndarray:
+    """A ``'U'`` array as a ``'S'`` array of UTF-8 bytes."""
+    try:
+        return ids.astype(bytes)  # ASCII: the fast, common case
+    except UnicodeEncodeError:
+        return np.char.encode(ids, "utf-8")
+
+
+class _Table:
+    """Rows of (qid, docno, value) with ids kept as UTF-8 bytes internally."""
+
+    _value_name = "value"
+
+    def __init__(self, qid, docno, values):
+        self._qid = _as_column(qid, "qid")
+        self._docno = _as_column(docno, "docno")
+        try:
+            values = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{self._value_name} must hold numbers.") from None
+        shapes = ((len(self._qid),), (len(self._docno),), values.shape)
+        if values.ndim != 1 or len(set(shapes)) != 1:
+            raise ValueError(
+                f"qid, docno and {self._value_name} must be 1-D arrays of the same length; got "
+                f"shapes {shapes[0]}, {shapes[1]} and {shapes[2]}."
+            )
+        self._check_values(values)
+        setattr(self, self._value_name, values)
+
+    def _check_values(self, values: np.ndarray):
+        if not np.isfinite(values).all():
+            self._refuse(values, ~np.isfinite(values), "is not a finite number")
+
+    def _refuse(self, values: np.ndarray, bad: np.ndarray, problem: str):
+        i, n = int(np.argmax(bad)), int(bad.sum())
+        qid, docno = self.row_ids(i)
+        raise ValueError(
+            f"{type(self).__name__}: {self._value_name} {float(values[i])!r} of document "
+            f"{docno!r} for query {qid!r} {problem} ({n} row{'s' if n > 1 else ''} in all)."
+        )
+
+    def __len__(self) -> int:
+        return len(self._qid)
+
+    @cached_property
+    def qid(self) -> np.ndarray:
+        """Query ids (str), as in the file."""
+        return self._qid.texts()
+
+    @cached_property
+    def docno(self) -> np.ndarray:
+        """Document ids (str), as in the file."""
+        return self._docno.texts()
+
+    # -- for the readers and the evaluation (public, not in __all__) ------------
+
+    @property
+    def qid_bytes(self) -> _Column:
+        """The query ids as a column of UTF-8 bytes."""
+        return self._qid
+
+    @property
+    def docno_bytes(self) -> _Column:
+        """The document ids as a column of UTF-8 bytes."""
+        return self._docno
+
+    @cached_property
+    def query_runs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Starts and lengths of the runs of consecutive rows with equal qids."""
+        return _runs_at(self._qid.changes(), len(self))
+
+    @property
+    def keys(self) -> np.ndarray:
+        """A 64-bit hash of each (qid, docno) pair: equal pairs, equal keys
+        (:func:`sklearn_rank._hashing.pair_key`; its high bits are well mixed)."""
+        return self._key
+
+    @cached_property
+    def _key(self) -> np.ndarray:
+        starts, lengths = self.query_runs  # each query's rows are mostly adjacent
+        docno = self._docno.hash()
+        return pair_key(np.repeat(mix(self._qid.hash(starts)), lengths), docno, out=docno)
+
+    def row_ids(self, i: int) -> tuple[str, str]:
+        """The query and document ids of row ``i`` (invalid UTF-8 replaced),
+        for messages."""
+        return (self._qid.item(i).decode(errors="replace"),
+                self._docno.item(i).decode(errors="replace"))
+
+    def duplicate(self) -> tuple[int, int] | None:
+        """The first two rows (in hash order) holding the same (qid, docno),
+        or None when every pair is listed once."""
+        key = self.keys
+        sorted_keys = np.sort(key)
+        if not (sorted_keys[1:] == sorted_keys[:-1]).any():
+            return None
+        order = np.argsort(key, kind="stable")
+        candidates = np.flatnonzero(key[order][1:] == key[order][:-1])
+        i, j = order[candidates], order[candidates + 1]
+        # equal hashes: verify the ids
+        same = self._qid.equal(i, self._qid, j) & self._docno.equal(i, self._docno, j)
+        if not same.any():
+            return None
+        return int(i[np.argmax(same)]), int(j[np.argmax(same)])
+
+    def _n_queries(self) -> int:
+        starts = self.query_runs[0]
+        if self._qid.compact:
+            return np.unique(self._qid.fixed(starts)).shape[0]
+        return len(set(self._qid.items(starts)))
+
+    @classmethod
+    def _from_nested(cls, nested: dict, what: str):
+        qids, docnos, values = [], [], []
+        for q, docs in nested.items():
+            if not isinstance(docs, dict):
+                raise TypeError(f"{what} must map query ids to {{docno: value}} dicts; query "
+                                f"{q!r} maps to a {type(docs).__name__}.")
+            qids.extend([str(q)] * len(docs))
+            docnos.extend(str(d) for d in docs)
+            values.extend(docs.values())
+        try:
+            values = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{what} values must be numbers.") from None
+        return qids, docnos, values
+
+
+class Qrels(_Table):
+    """Relevance judgments: one row per judged (query, document) pair.
+
+    Parameters
+    ----------
+    qid, docno : array-like of str
+        Query and document ids.
+    rel : array-like of int
+        Relevance levels: whole numbers (``2`` or ``2.0``; ``1.5`` is a
+        ``ValueError``, as trec_eval reads levels as integers and would
+        silently truncate it). trec_eval reads a negative level as "in the
+        pool but not judged": such documents are neither relevant nor judged
+        non-relevant.
+
+    Attributes
+    ----------
+    qid, docno : ndarray of str
+        Object arrays when the ids differ greatly in length (a few very long
+        ones), so that memory stays proportional to their bytes.
+    rel : ndarray of float
+    """
+
+    _value_name = "rel"
+
+    def _check_values(self, values: np.ndarray):
+        super()._check_values(values)
+        bad = values != np.trunc(values)
+        if bad.any():
+            i = int(np.argmax(bad))
+            self._refuse(values, bad, "is not an integer: trec_eval reads relevance levels as "
+                         f"integers (it would read this one as {int(values[i])})")
+
+    def __repr__(self) -> str:
+        return (f"Qrels({len(self)} judgments, {self._n_queries()} queries, "
+                f"{int((self.rel > 0).sum())} with level > 0)")
+
+    @classmethod
+    def from_dict(cls, judgments: dict) -> Qrels:
+        """From ``{qid: {docno: level}}`` (pytrec_eval's and ranx's layout)."""
+        return cls(*cls._from_nested(judgments, "qrels"))
+
+
+class Run(_Table):
+    """A ranked run: one row per retrieved (query, document) pair.
+
+    Parameters
+    ----------
+    qid, docno : array-like of str
+        Query and document ids.
+    score : array-like of float
+        Retrieval scores, finite (trec_eval ranks by decreasing score, ties
+        by decreasing document id; the rank column of a run file is ignored).
+    name : str, default="run"
+        The run tag.
+
+    Attributes
+    ----------
+    qid, docno : ndarray of str
+        Object arrays when the ids differ greatly in length (a few very long
+        ones), so that memory stays proportional to their bytes.
+    score : ndarray of float
+    name : str
+    """
+
+    _value_name = "score"
+
+    def __init__(self, qid, docno, score, name: str = "run"):
+        super().__init__(qid, docno, score)
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Run({self.name!r}, {len(self)} documents, {self._n_queries()} queries)"
+
+    @classmethod
+    def from_dict(cls, scores: dict, name: str = "run") -> Run:
+        """From ``{qid: {docno: score}}`` (pytrec_eval's and ranx's layout)."""
+        return cls(*cls._from_nested(scores, "run"), name)
