@@ -12,9 +12,10 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ._engine import _scalar, iter_rankings, prepare
+from ._blocks import iter_rankings
+from ._columns import checked_columns
+from ._engine import _scalar, prepare
 from ._evaluation import Evaluation
-from ._kernels import check_grades, check_labels, gain_column
 from ._numeric import scaled_mean
 from ._registry import MetricSpec, _build, _closest, expand_metrics, validate_options
 
@@ -93,14 +94,12 @@ def _todo(metrics, options: dict) -> dict:
 def _per_query(data, todo: dict) -> tuple[dict, dict]:
     """Raw per-query values and empty masks (in the order of ``data.qids``),
     ranking each block once per tie policy."""
-    checked = set()  # each gain and max_grade once: a pass over the labels each
+    checked = set()  # each column once: a pass over the labels each
     for key, (_, p) in todo.items():
-        if "gain" in p and (kind := gain_column(p["gain"])[0]) not in checked:
-            check_labels(data, p["gain"], key)
-            checked.add(kind)
-        if "max_grade" in p and ("grade", p["max_grade"]) not in checked:
-            check_grades(data, p["max_grade"], key)
-            checked.add(("grade", p["max_grade"]))
+        for col in checked_columns(p):
+            if col not in checked:
+                col.check(data, key)
+                checked.add(col)
     m = data.n_queries
     values = {key: np.empty(m) for key in todo}
     empty = {key: np.empty(m, dtype=bool) for key in todo}

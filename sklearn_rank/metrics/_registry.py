@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 
 from . import _spec_text
-from ._kernels import KERNELS, _is_pairs
+from ._columns import is_pairs as _is_pairs
+from ._kernels import KERNELS
 from ._spec_text import SYNTAX as _SYNTAX
 from ._spec_text import shown as _shown
 
