@@ -168,7 +168,7 @@ def _labels(specs, options) -> dict[str, str]:
 def _measures(args) -> list:
     """The measures asked for, each checked on its own (an error names its
     ``-m``), then together (two specs that print alike but differ)."""
-    from .metrics._ranking import _todo
+    from .metrics._plan import Plan
     from .metrics._registry import expand_metrics
     from .trec._evaluate import DEFAULT_MEASURES
 
@@ -182,7 +182,7 @@ def _measures(args) -> list:
         options = _trec_options(args)  # as evaluate_run sets them
         if not any("threshold" in s.info.params for s in specs):
             del options["threshold"]
-        _todo(specs, options)
+        Plan.of(specs, options, caller="evaluate")
     return args.measures
 
 

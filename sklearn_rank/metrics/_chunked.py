@@ -3,71 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 import numpy as np
 
-from ._engine import _qid_array, _scalar, prepare
+from ._engine import _qid_array, prepare
 from ._evaluation import Evaluation
+from ._plan import MIXED_WEIGHTS, Plan
 from ._qid import concatenate_ids, id_kind
-from ._ranking import _finish_all, _per_query, _todo, _warn_no_relevant
 
-__all__ = ["PerQuery", "evaluate_chunks"]
-
-_MIXED_WEIGHTS = "sample_weight must be given for every chunk or for none."
-
-
-@dataclass(eq=False)
-class PerQuery:
-    """Raw per-query results of some queries, before empty policies and means.
-
-    The unit of chunked and distributed evaluation: parts computed on disjoint
-    sets of queries are concatenated and finished once, which gives exactly
-    the numbers of an in-memory :func:`~sklearn_rank.metrics.evaluate`.
-    """
-
-    qids: np.ndarray
-    values: dict  # metric key -> raw per-query values
-    empty: dict  # metric key -> per-query bool: no relevant document
-    weights: np.ndarray | None
-    max_label: float
-
-    @classmethod
-    def compute(cls, todo, y_true, y_score, qid, sample_weight=None) -> PerQuery:
-        data = prepare(y_true, y_score, qid, sample_weight)
-        values, empty = _per_query(data, todo)
-        return cls(data.qids, values, empty, data.weights, float(data.labels.max()))
-
-    @staticmethod
-    def finish(parts: list[PerQuery], todo, where: str = "the stream") -> Evaluation:
-        """Concatenate parts over disjoint queries, sort by qid, and finish."""
-        if not parts:
-            raise ValueError("There is no row to evaluate: the chunks are empty.")
-        qids = concatenate_ids([p.qids for p in parts])
-        try:
-            order = np.argsort(qids, kind="stable")
-        except TypeError as exc:
-            raise TypeError(f"qid values cannot be compared with each other ({exc}); use "
-                            "query ids of a single type.") from None
-        qids = qids[order]
-        repeated = np.flatnonzero(qids[1:] == qids[:-1])
-        if repeated.shape[0]:
-            q = qids[repeated[0]]
-            raise ValueError(
-                f"Query {_scalar(q)!r} has rows in two places of "
-                f"{where}: each query's rows must be contiguous (sort the data by qid) or "
-                "kept in one partition."
-            )
-        weights = None
-        if any(p.weights is not None for p in parts):
-            if not all(p.weights is not None for p in parts):
-                raise ValueError(_MIXED_WEIGHTS)
-            weights = np.concatenate([p.weights for p in parts])[order]
-        values = {k: np.concatenate([p.values[k] for p in parts])[order] for k in todo}
-        empty = {k: np.concatenate([p.empty[k] for p in parts])[order] for k in todo}
-        _warn_no_relevant(max(p.max_label for p in parts), todo)
-        return _finish_all(qids, values, empty, weights, todo)
-
+__all__ = ["evaluate_chunks"]
 
 def _columns(chunk, names) -> list[np.ndarray]:
     """The arrays of a chunk: a tuple, or columns of a table by name."""
@@ -169,14 +113,14 @@ def evaluate_chunks(chunks: Iterable, *, metrics=("ndcg@10",), label="label", sc
     >>> streamed == evaluate(y, s, qid=qid, metrics=["ndcg@10", "map"])
     True
     """
-    todo = _todo(metrics, options)
+    plan = Plan.of(metrics, options, caller="evaluate_chunks")
     parts, carry, weighted, kinds = [], None, None, []
     for number, chunk in enumerate(chunks):
         arrays = _chunk_arrays(chunk, (label, score, qid, weight), number, kinds)
         if weighted is None:
             weighted = arrays[3] is not None
         elif weighted != (arrays[3] is not None):
-            raise ValueError(_MIXED_WEIGHTS)
+            raise ValueError(MIXED_WEIGHTS)
         if carry is not None:
             arrays = [c if a is None else concatenate_ids((c, a)) if i == 2
                       else np.concatenate((c, a))
@@ -194,8 +138,8 @@ def evaluate_chunks(chunks: Iterable, *, metrics=("ndcg@10",), label="label", sc
         cut = 0 if other.shape[0] == 0 else other[-1] + 1
         carry = [None if a is None else a[cut:] for a in arrays]
         if cut:
-            parts.append(PerQuery.compute(todo, *(None if a is None else a[:cut]
-                                                  for a in arrays)))
+            parts.append(plan.per_query(prepare(*(None if a is None else a[:cut]
+                                                  for a in arrays))))
     if carry is not None:
-        parts.append(PerQuery.compute(todo, *carry))
-    return PerQuery.finish(parts, todo)
+        parts.append(plan.per_query(prepare(*carry)))
+    return plan.finish(parts)

@@ -7,17 +7,10 @@ declared constraints), run the shared engine, and return a plain ``float``.
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Iterable
-
-import numpy as np
-
-from ._blocks import iter_rankings
-from ._columns import checked_columns
-from ._engine import _scalar, prepare
+from ._engine import prepare
 from ._evaluation import Evaluation
-from ._numeric import scaled_mean
-from ._registry import MetricSpec, _build, _closest, expand_metrics, validate_options
+from ._plan import Plan
+from ._registry import _build
 
 __all__ = [
     "bpref_score",
@@ -36,165 +29,6 @@ __all__ = [
     "rank_eff_score",
     "recall_at_k_score",
 ]
-
-_EMPTY_VALUE = {"zero": 0.0, "one": 1.0, "skip": np.nan, "nan": np.nan}
-# trec_eval's gm_map floor: a query with AP 0 counts as 1e-5 in the geometric mean.
-GEOMETRIC_FLOOR = 1e-5
-
-
-def _specs(metrics) -> list[MetricSpec]:
-    if not isinstance(metrics, str | MetricSpec | Iterable):
-        raise TypeError(
-            "metrics must be a metric spec or a list of them, e.g. "
-            f"metrics=['ndcg@10', 'dcg@5']; got {type(metrics).__name__}."
-        )
-    specs = expand_metrics(metrics)
-    if not specs:
-        raise ValueError("metrics is empty; name at least one metric, e.g. metrics=['ndcg@10'].")
-    return specs
-
-
-def _check_options(options: dict, specs: list[MetricSpec]) -> None:
-    accepted = {p for s in specs for p in s.info.params if p != "k"}
-    for name in options:
-        if name not in accepted:
-            hint = (" Write the cut-off in the spec instead, e.g. 'ndcg@10'." if name == "k"
-                    else _closest(name, accepted))
-            raise TypeError(
-                f"evaluate() got an option {name!r} that none of the metrics "
-                f"{[str(s) for s in specs]} takes.{hint} Options they take: "
-                f"{', '.join(sorted(accepted))}."
-            )
-    validate_options(options, "evaluate")
-
-
-def _plan(specs: list[MetricSpec], options: dict) -> dict:
-    """``{key: (spec, resolved options)}`` in the order asked, duplicates merged."""
-    todo = {}
-    for spec in specs:
-        key = str(spec)
-        resolved = spec.resolve(options)
-        if key in todo and todo[key][1] != resolved:
-            raise ValueError(
-                f"Two metrics print as {key!r} but mean different things once the "
-                f"options {sorted(options)} apply; write the differing option in "
-                "both specs."
-            )
-        todo.setdefault(key, (spec, resolved))
-    return todo
-
-
-def _todo(metrics, options: dict) -> dict:
-    """Parse ``metrics``, check ``options`` against them, and :func:`_plan`."""
-    specs = _specs(metrics)
-    _check_options(options, specs)
-    return _plan(specs, options)
-
-
-def _per_query(data, todo: dict) -> tuple[dict, dict]:
-    """Raw per-query values and empty masks (in the order of ``data.qids``),
-    ranking each block once per tie policy."""
-    checked = set()  # each column once: a pass over the labels each
-    for key, (_, p) in todo.items():
-        for col in checked_columns(p):
-            if col not in checked:
-                col.check(data, key)
-                checked.add(col)
-    m = data.n_queries
-    values = {key: np.empty(m) for key in todo}
-    empty = {key: np.empty(m, dtype=bool) for key in todo}
-    policies = sorted({p["ties"] for _, p in todo.values()})
-    # Kernels may overflow only where the metric's value itself does (a DCG
-    # beyond float64): that is reported below, not as NumPy warnings.
-    with np.errstate(over="ignore", invalid="ignore"):
-        for block in iter_rankings(data, policies):
-            for key, (spec, p) in todo.items():
-                rank = block[p["ties"]]
-                v, e = spec.info.kernel(rank, p, spec.k)
-                values[key][rank.segments] = v
-                empty[key][rank.segments] = e
-    values = {k: data.to_query_order(v) for k, v in values.items()}
-    for key, v in values.items():
-        _check_overflow(key, v, data)
-    return values, {k: data.to_query_order(e) for k, e in empty.items()}
-
-
-def _check_overflow(key: str, values: np.ndarray, data) -> None:
-    """Refuse a metric value beyond float64 (DESIGN §8: the right number or an error)."""
-    bad = ~np.isfinite(values)
-    if not bad.any():
-        return
-    first = _scalar(data.qids[np.flatnonzero(bad)[0]])
-    raise ValueError(
-        f"{key} of {int(bad.sum())} quer{'y' if bad.sum() == 1 else 'ies'} (first: query "
-        f"{first!r}) exceeds float64 (about 1.8e308): the gains of y_true (highest label "
-        f"{data.labels.max():g}) or the discounts are too large. NDCG, a ratio, is computed "
-        "scale-free; for this metric use smaller gains (gain='linear' or a label -> gain "
-        "mapping) or rescale y_true."
-    )
-
-
-def _finish_all(qids, values: dict, empty: dict, weights, todo: dict) -> Evaluation:
-    """Apply the empty-query policies and average: the Evaluation."""
-    per_query, means, n_empty = {}, {}, {}
-    for key, (spec, p) in todo.items():
-        per_query[key], means[key], n_empty[key] = _finish(
-            key, spec, p["empty"], values[key], empty[key], qids, weights)
-    return Evaluation(qids, per_query, means, n_empty, weights,
-                      [spec for spec, _ in todo.values()])
-
-
-def _compute(data, specs: list[MetricSpec], options: dict) -> Evaluation:
-    """Every metric of ``specs`` on prepared data, ranking each block once."""
-    todo = _plan(specs, options)
-    _warn_no_relevant(data.labels.max(), todo)
-    values, empty = _per_query(data, todo)
-    return _finish_all(data.qids, values, empty, data.weights, todo)
-
-
-def _warn_no_relevant(max_label: float, todo) -> None:
-    """Warn once per threshold that leaves no relevant document in any query."""
-    thresholds = {}
-    for key, (_, p) in todo.items():
-        if "threshold" in p:
-            thresholds.setdefault(p["threshold"], []).append(key)
-    for threshold, keys in thresholds.items():
-        if not max_label >= threshold:
-            warnings.warn(
-                f"No document has a label >= threshold={threshold:g} (the highest label is "
-                f"{max_label:g}), so every query is empty for {', '.join(keys)}; "
-                "lower the threshold.", UserWarning, stacklevel=4)
-
-
-def _finish(key, spec, policy, values, empty, qids, weights):
-    """Apply the empty-query policy and average over queries."""
-    n_empty = int(empty.sum())
-    if n_empty:
-        if policy == "raise":
-            first = qids[empty][0]
-            raise ValueError(
-                f"{key}: {n_empty} of {values.shape[0]} queries have no relevant document "
-                f"(first: query {_scalar(first)!r}) and "
-                "empty='raise'; choose empty='zero', 'one', 'skip' or 'nan' to score them."
-            )
-        values[empty] = _EMPTY_VALUE[policy]
-    if policy == "nan" and n_empty:
-        return values, float("nan"), n_empty
-    counted = ~np.isnan(values)
-    w = None if weights is None else weights[counted]
-    if not (counted.any() if w is None else (w > 0).any()):
-        warnings.warn(
-            f"{key} is undefined: no query is counted (all {n_empty} queries have no "
-            "relevant document and empty='skip', or their weights are zero); "
-            "returning NaN.", RuntimeWarning, stacklevel=4)
-        return values, float("nan"), n_empty
-    v = values[counted]
-    if spec.info.aggregate == "geometric":
-        mean = float(np.exp(scaled_mean(np.log(np.maximum(v, GEOMETRIC_FLOOR)), w)))
-    else:
-        mean = scaled_mean(v, w)
-    return values, mean, n_empty
-
 
 def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10",), sample_weight=None,
              **options) -> Evaluation:
@@ -252,17 +86,15 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10",), sample_weight=N
     >>> ev.qids
     array(['a', 'b'], dtype='<U1')
     """
-    specs = _specs(metrics)
-    _check_options(options, specs)
-    data = prepare(y_true, y_score, qid, sample_weight)
-    return _compute(data, specs, options)
+    plan = Plan.of(metrics, options, caller="evaluate")
+    return plan.evaluate(prepare(y_true, y_score, qid, sample_weight))
 
 
 def _score(name: str, caller: str, y_true, y_score, qid, sample_weight, options) -> float:
     """Thin public function body: validate options, evaluate, return the mean."""
     spec = _build(name, options, caller)
     data = prepare(y_true, y_score, qid, sample_weight)
-    return _compute(data, [spec], {}).mean[str(spec)]
+    return Plan.resolved([spec]).evaluate(data).mean[str(spec)]
 
 
 _DATA_DOC = """\

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..metrics._engine import _runs_of, ranked_data
 from ..metrics._evaluation import Evaluation
-from ..metrics._ranking import _check_options, _compute, _specs
+from ..metrics._plan import Plan, parse_metrics
 from ._column import _text
 from ._io import Qrels, Run, read_qrels, read_run
 
@@ -232,13 +232,12 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     """
     qrels = _as_table(qrels, Qrels, read_qrels, "qrels")
     run = _as_table(run, Run, read_run, "run")
-    specs = _specs(metrics)
+    specs = parse_metrics(metrics)
     options = {"convention": "trec_eval", **options}
     if any("threshold" in s.info.params for s in specs):
         options.setdefault("threshold", relevance_level)
-    _check_options(options, specs)
-    data = _trec_data(qrels, run, complete, judged_only)
-    return _compute(data, specs, options)
+    plan = Plan.of(specs, options, caller="evaluate_run")
+    return plan.evaluate(_trec_data(qrels, run, complete, judged_only))
 
 
 def _within(codes: np.ndarray) -> np.ndarray:
