@@ -151,7 +151,8 @@ def _labels(specs, options) -> dict[str, str]:
     to the first spec that has it, and never to a spec when it is another
     spec's key, so no two results share a label.
     """
-    from .metrics._registry import expand_metrics, trec_name
+    from .metrics._spec import expand_metrics
+    from .metrics._vocab_trec import trec_name
 
     keys = [str(spec) for spec in specs]
     labels: dict[str, str] = {}
@@ -169,7 +170,7 @@ def _measures(args) -> list:
     """The measures asked for, each checked on its own (an error names its
     ``-m``), then together (two specs that print alike but differ)."""
     from .metrics._plan import Plan
-    from .metrics._registry import expand_metrics
+    from .metrics._spec import expand_metrics
     from .trec._evaluate import DEFAULT_MEASURES
 
     if not args.measures:

@@ -5,8 +5,11 @@ import pickle
 import numpy as np
 import pytest
 
+from sklearn_rank import _compat
+from sklearn_rank._validation import satisfies
 from sklearn_rank.metrics import MetricSpec, evaluate, get_metric_names, parse_metric
-from sklearn_rank.metrics._registry import CONVENTIONS, METRICS, PARAMS
+from sklearn_rank.metrics._params import CONVENTIONS, PARAMS, check_options
+from sklearn_rank.metrics._registry import METRICS
 
 
 @pytest.mark.parametrize(
@@ -116,7 +119,9 @@ def test_parse_errors(text, match):
 
 
 def test_parse_type_error():
-    with pytest.raises(TypeError, match="must be a str or MetricSpec"):
+    with pytest.raises(TypeError, match=r"The 'spec' parameter of parse_metric must be an "
+                                        r"instance of 'str' or an instance of "
+                                        r"'sklearn_rank.metrics.MetricSpec'"):
         parse_metric(10)
 
 
@@ -197,26 +202,31 @@ CANDIDATE_VALUES = [
 ]
 
 
+def _light(name, value):
+    """Whether a value meets an option's constraints, checked without scikit-learn."""
+    return any(satisfies(c, value) for c in PARAMS[name].constraints)
+
+
 @pytest.mark.parametrize("name", sorted(PARAMS))
-def test_plainly_valid_values_pass_sklearn_validation(name):
-    """The fast check that skips importing scikit-learn's validation accepts
-    only values that scikit-learn's validation accepts too."""
+def test_light_checks_agree_with_sklearn_validation(name):
+    """The check that skips importing scikit-learn's validation accepts
+    exactly the values that scikit-learn's validation accepts."""
     from sklearn.utils._param_validation import (
         InvalidParameterError,
         validate_parameter_constraints,
     )
 
-    param = PARAMS[name]
+    constraints = [c.to_sklearn(_compat) if hasattr(c, "to_sklearn") else c
+                   for c in PARAMS[name].constraints]
     for value in CANDIDATE_VALUES:
-        if param.plainly_valid(value):
-            validate_parameter_constraints({name: param.constraints}, {name: value},
+        try:
+            validate_parameter_constraints({name: constraints}, {name: value},
                                            caller_name="test")
-        else:  # left to scikit-learn, which accepts or explains
-            try:
-                validate_parameter_constraints({name: param.constraints}, {name: value},
-                                               caller_name="test")
-            except InvalidParameterError as error:
-                assert f"'{name}' parameter" in str(error)
+            accepted = True
+        except InvalidParameterError as error:
+            assert f"'{name}' parameter" in str(error)
+            accepted = False
+        assert _light(name, value) == accepted, (name, value)
 
 
 def test_common_options_skip_sklearn_validation():
@@ -227,8 +237,10 @@ def test_common_options_skip_sklearn_validation():
               "threshold": 2, "capped": True, "max_grade": 4.0}
     assert set(common) == set(PARAMS)
     for name, value in common.items():
-        assert PARAMS[name].plainly_valid(value), name
-    for name, value in [("k", 0), ("k", 2.5), ("k", True), ("gain", "quadratic"),
-                        ("log_base", 1), ("threshold", float("nan")), ("capped", 1),
-                        ("max_grade", 0)]:
-        assert not PARAMS[name].plainly_valid(value), (name, value)
+        assert _light(name, value), name
+    check_options(common, "test")
+    for name, value in [("k", 0), ("k", 2.5), ("gain", "quadratic"), ("log_base", 1),
+                        ("threshold", float("nan")), ("capped", 1), ("max_grade", 0)]:
+        assert not _light(name, value), (name, value)
+    with pytest.raises(ValueError, match="'k' parameter of test must be a number, got True"):
+        check_options({"k": True}, "test")  # booleans: refused by the explicit rule

@@ -20,7 +20,7 @@ from .._queries import (
     read_qid_column,
 )
 from ..metrics._engine import group_rows
-from ..metrics._ranking import evaluate
+from ..metrics._evaluate import evaluate
 
 __all__ = ["QueryRanker"]
 

@@ -20,7 +20,8 @@ import numpy as np
 
 from ._columns import LABELS, Column
 
-__all__ = ["Ranking", "flagged_above", "iter_rankings", "row_sums", "rowdot"]
+__all__ = ["Ranking", "flagged_above", "iter_rankings", "row_sums", "rowdot", "tie_group_stats",
+           "widths"]
 
 # Upper bound on the number of cells (queries x padded width) of one block. It
 # bounds the engine's working memory whatever the size of the input, and keeps
@@ -291,6 +292,16 @@ def row_sums(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
     """Sum of ``values`` per row (row by row, in order: each row's sum depends
     on that row only)."""
     return np.bincount(rows, weights=values, minlength=n_rows).astype(np.float64, copy=False)
+
+
+def tie_group_stats(rank: Ranking, col: Column, cut: int):
+    """For the tie rows, per rank r < cut: the group's first column a, size g,
+    number h of flagged (``col``) members and flagged documents above it."""
+    gstart, gend, csum = rank.tie_sums(col, cut)
+    above = np.take_along_axis(csum, gstart, axis=1)
+    h = np.take_along_axis(csum, gend + 1, axis=1) - above
+    g = (gend - gstart + 1).astype(np.float64)
+    return gstart, g, h, above
 
 
 def flagged_above(flagged, rows: np.ndarray, cols: np.ndarray, width: int) -> np.ndarray:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from numbers import Integral
 
 import numpy as np
 
+from .._validation import validate_params
 from ._engine import _qid_array, prepare
 from ._evaluation import Evaluation
 from ._plan import MIXED_WEIGHTS, Plan
 from ._qid import concatenate_ids, id_kind
+from ._spec import MetricSpec
 
 __all__ = ["evaluate_chunks"]
 
@@ -64,6 +67,9 @@ def _kind_label(kind) -> str:
     return kind if isinstance(kind, str) else kind.__name__
 
 
+@validate_params({"chunks": [Iterable], "metrics": [str, MetricSpec, Iterable],
+                  "label": [str, Integral], "score": [str, Integral],
+                  "qid": [str, Integral, None], "weight": [str, Integral, None]})
 def evaluate_chunks(chunks: Iterable, *, metrics=("ndcg@10",), label="label", score="score",
                     qid="qid", weight=None, **options) -> Evaluation:
     """Evaluate ranking metrics over data streamed in chunks, in bounded memory.
@@ -82,9 +88,9 @@ def evaluate_chunks(chunks: Iterable, *, metrics=("ndcg@10",), label="label", sc
         keeps what it has read until the iterator ends.
     metrics : str or list of str, default=("ndcg@10",)
         Metric specs, as for :func:`evaluate`.
-    label, score, qid, weight : str, default="label", "score", "qid", None
-        Column names for table chunks; ``weight`` names an optional column of
-        sample weights.
+    label, score, qid, weight : str or int, default="label", "score", "qid", None
+        Column names (or positions) for table chunks; ``weight`` names an
+        optional column of sample weights. Tuple chunks ignore them.
     **options
         Options of the metrics, as for :func:`evaluate`.
 

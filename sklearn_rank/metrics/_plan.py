@@ -25,30 +25,18 @@ from ._columns import checked_columns
 from ._engine import _scalar
 from ._evaluation import Evaluation
 from ._numeric import scaled_mean
+from ._params import check_options
 from ._qid import concatenate_ids
-from ._registry import MetricSpec, _closest, expand_metrics, validate_options
+from ._registry import closest
+from ._spec import MetricSpec, parse_specs
 from ._warnings import warn
 
-__all__ = ["Entry", "PerQuery", "Plan", "parse_metrics"]
+__all__ = ["MIXED_WEIGHTS", "Entry", "PerQuery", "Plan"]
 
 _EMPTY_VALUE = {"zero": 0.0, "one": 1.0, "skip": np.nan, "nan": np.nan}
 # trec_eval's gm_map floor: a query with AP 0 counts as 1e-5 in the geometric mean.
 GEOMETRIC_FLOOR = 1e-5
 MIXED_WEIGHTS = "sample_weight must be given for every chunk or for none."
-
-
-def parse_metrics(metrics) -> list[MetricSpec]:
-    """The specs of ``metrics`` (spec strings, MetricSpecs or trec_eval names);
-    at least one."""
-    if not isinstance(metrics, str | MetricSpec | Iterable):
-        raise TypeError(
-            "metrics must be a metric spec or a list of them, e.g. "
-            f"metrics=['ndcg@10', 'dcg@5']; got {type(metrics).__name__}."
-        )
-    specs = expand_metrics(metrics)
-    if not specs:
-        raise ValueError("metrics is empty; name at least one metric, e.g. metrics=['ndcg@10'].")
-    return specs
 
 
 @dataclass(frozen=True)
@@ -97,18 +85,18 @@ class Plan:
     def of(cls, metrics, options: Mapping[str, Any], *, caller: str) -> Plan:
         """Parse ``metrics``, check ``options`` against them (``caller``
         names the public function in messages) and resolve."""
-        specs = parse_metrics(metrics)
+        specs = parse_specs(metrics)
         accepted = {p for s in specs for p in s.info.params if p != "k"}
         for name in options:
             if name not in accepted:
                 hint = (" Write the cut-off in the spec instead, e.g. 'ndcg@10'."
-                        if name == "k" else _closest(name, accepted))
+                        if name == "k" else closest(name, accepted))
                 raise TypeError(
                     f"{caller}() got an option {name!r} that none of the metrics "
                     f"{[str(s) for s in specs]} takes.{hint} Options they take: "
                     f"{', '.join(sorted(accepted))}."
                 )
-        validate_options(options, caller)
+        check_options(options, caller)
         return cls.resolved(specs, options)
 
     @classmethod

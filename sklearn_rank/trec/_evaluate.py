@@ -8,7 +8,8 @@ import numpy as np
 
 from ..metrics._engine import _runs_of, ranked_data
 from ..metrics._evaluation import Evaluation
-from ..metrics._plan import Plan, parse_metrics
+from ..metrics._plan import Plan
+from ..metrics._spec import parse_specs
 from ._column import _text
 from ._io import Qrels, Run, read_qrels, read_run
 
@@ -232,7 +233,7 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     """
     qrels = _as_table(qrels, Qrels, read_qrels, "qrels")
     run = _as_table(run, Run, read_run, "run")
-    specs = parse_metrics(metrics)
+    specs = parse_specs(metrics)
     options = {"convention": "trec_eval", **options}
     if any("threshold" in s.info.params for s in specs):
         options.setdefault("threshold", relevance_level)
