@@ -5,9 +5,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sklearn_rank.metrics import _blocks, _engine, evaluate, ndcg_score
+from sklearn_rank.metrics import _blocks, _grouping, evaluate, ndcg_score
 from sklearn_rank.metrics._blocks import widths as _widths
-from sklearn_rank.metrics._engine import _factorize, _group, prepare
+from sklearn_rank.metrics._grouping import _factorize
+from sklearn_rank.metrics._grouping import group as _group
+from sklearn_rank.metrics._inputs import prepare
 
 
 def _naive_group(q):
@@ -69,7 +71,7 @@ def test_grouping_many_runs_and_queries(n_queries):
 
 
 def test_string_hash_collisions_fall_back_to_exact_grouping(monkeypatch):
-    monkeypatch.setattr(_engine, "_hash_strings", lambda q: np.zeros(q.shape[0], np.uint32))
+    monkeypatch.setattr(_grouping, "_string_codes", lambda q: np.zeros(q.shape[0], np.uint64))
     q = np.array(["b", "a", "b", "c", "a"])
     qids, codes = _factorize(q)
     assert qids.tolist() == ["a", "b", "c"]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..metrics._engine import _qid_array, prepare
 from ..metrics._evaluation import Evaluation
+from ..metrics._inputs import prepare
 from ..metrics._plan import PerQuery, Plan
+from ..metrics._qid import qid_array as _qid_array
 
 __all__ = ["evaluate"]
 

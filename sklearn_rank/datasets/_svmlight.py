@@ -13,7 +13,7 @@ from numbers import Integral
 
 import numpy as np
 
-from ..metrics._engine import _runs_of
+from ..metrics._grouping import runs_of as _runs_of
 
 __all__ = ["load_svmlight_ranking"]
 

@@ -19,8 +19,8 @@ from .._queries import (
     qid_position,
     read_qid_column,
 )
-from ..metrics._engine import group_rows
 from ..metrics._evaluate import evaluate
+from ..metrics._grouping import group_rows
 
 __all__ = ["QueryRanker"]
 

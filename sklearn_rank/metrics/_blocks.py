@@ -28,6 +28,7 @@ __all__ = ["Ranking", "flagged_above", "iter_rankings", "row_sums", "rowdot", "t
 # each block's arrays (512 KiB) in cache and below glibc's mmap threshold:
 # measured, blocks of 2**16 cells run 1.4x faster than blocks of 2**19.
 _BLOCK_CELLS = 1 << 16
+_MISSING = object()
 
 
 class Ranking:
@@ -57,11 +58,10 @@ class Ranking:
         self._cache: dict = {}
 
     def _memo(self, key, make):
-        try:
-            return self._cache[key]
-        except KeyError:
+        out = self._cache.get(key, _MISSING)
+        if out is _MISSING:
             out = self._cache[key] = make()
-            return out
+        return out
 
     def shared(self, key, make):
         """``make()``, computed once per block and ``key``: a result shared by

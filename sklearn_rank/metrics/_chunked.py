@@ -8,10 +8,10 @@ from numbers import Integral
 import numpy as np
 
 from .._validation import validate_params
-from ._engine import _qid_array, prepare
 from ._evaluation import Evaluation
+from ._inputs import prepare
 from ._plan import MIXED_WEIGHTS, Plan
-from ._qid import concatenate_ids, id_kind
+from ._qid import concatenate_ids, id_kind, qid_array
 from ._spec import MetricSpec
 
 __all__ = ["evaluate_chunks"]
@@ -47,7 +47,7 @@ def _chunk_arrays(chunk, names, number: int, kinds: list) -> list:
     if arrays[2] is None:
         return arrays
     try:
-        arrays[2] = q = _qid_array(arrays[2])
+        arrays[2] = q = qid_array(arrays[2])
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"chunk {number} (rows numbered within the chunk): {exc}") from None
     if q.shape[0]:

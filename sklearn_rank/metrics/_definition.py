@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from .._validation import validate_params
-from ._engine import prepare
+from ._inputs import prepare
 from ._params import PARAMS
 from ._plan import Plan
 from ._registry import register

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .._validation import validate_params
-from ._engine import prepare
 from ._evaluation import Evaluation
+from ._inputs import prepare
 from ._plan import Plan
 from ._spec import MetricSpec
 

@@ -22,9 +22,8 @@ import numpy as np
 
 from ._blocks import iter_rankings
 from ._columns import checked_columns
-from ._engine import _scalar
+from ._data import scalar
 from ._evaluation import Evaluation
-from ._numeric import scaled_mean
 from ._params import check_options
 from ._qid import concatenate_ids
 from ._registry import closest
@@ -202,7 +201,7 @@ def _concatenate(parts: list[PerQuery], keys: list[str], where: str) -> PerQuery
     repeated = np.flatnonzero(qids[1:] == qids[:-1])
     if repeated.shape[0]:
         raise ValueError(
-            f"Query {_scalar(qids[repeated[0]])!r} has rows in two places of "
+            f"Query {scalar(qids[repeated[0]])!r} has rows in two places of "
             f"{where}: each query's rows must be contiguous (sort the data by qid) or "
             "kept in one partition."
         )
@@ -221,7 +220,7 @@ def _check_overflow(key: str, values: np.ndarray, data) -> None:
     bad = ~np.isfinite(values)
     if not bad.any():
         return
-    first = _scalar(data.qids[np.flatnonzero(bad)[0]])
+    first = scalar(data.qids[np.flatnonzero(bad)[0]])
     raise ValueError(
         f"{key} of {int(bad.sum())} quer{'y' if bad.sum() == 1 else 'ies'} (first: query "
         f"{first!r}) exceeds float64 (about 1.8e308): the gains of y_true (highest label "
@@ -239,7 +238,7 @@ def _finish(entry: Entry, values, empty, qids, weights):
         if policy == "raise":
             raise ValueError(
                 f"{key}: {n_empty} of {values.shape[0]} queries have no relevant document "
-                f"(first: query {_scalar(qids[empty][0])!r}) and "
+                f"(first: query {scalar(qids[empty][0])!r}) and "
                 "empty='raise'; choose empty='zero', 'one', 'skip' or 'nan' to score them."
             )
         values[empty] = _EMPTY_VALUE[policy]
@@ -257,3 +256,38 @@ def _finish(entry: Entry, values, empty, qids, weights):
         return values, float(np.exp(scaled_mean(np.log(np.maximum(v, GEOMETRIC_FLOOR)), w))), \
             n_empty
     return values, scaled_mean(v, w), n_empty
+
+
+def scaled_mean(values: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """The (weighted) mean of finite values, without intermediate overflow.
+
+    Weights whose largest is outside [2**-500, 2**500] are first divided by a
+    power of two near it (exact; subnormal weights keep their precision), and
+    when a sum still overflows (values near 1e308) the values are scaled the
+    same way. Otherwise this is the plain formula, bit for bit.
+    """
+    if weights is not None:
+        top_w = _exponent(weights)
+        if abs(top_w) > 500:
+            weights = np.ldexp(weights, -top_w)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if weights is None:
+            top, bottom = values.sum(), values.shape[0]
+        else:
+            top, bottom = (values * weights).sum(), weights.sum()
+    if np.isfinite(top) and np.isfinite(bottom):
+        return float(top / bottom)
+    v_exp = _exponent(values)
+    v = np.ldexp(values, -v_exp)
+    if weights is None:
+        mean = v.sum() / v.shape[0]
+    else:
+        w = np.ldexp(weights, -_exponent(weights))
+        mean = (v * w).sum() / w.sum()
+    return float(np.ldexp(mean, v_exp))
+
+
+def _exponent(x: np.ndarray) -> int:
+    """e with max |x| / 2**e in [0.5, 1) (0 for an all-zero array)."""
+    top = float(np.abs(x).max()) if x.size else 0.0
+    return int(np.frexp(top)[1]) if top > 0 else 0

@@ -10,8 +10,8 @@ from sklearn.utils.metadata_routing import MetadataRequest
 
 from .._compat import routing_enabled
 from .._queries import ROUTING_FIX, frame_qid, missing_qid_error
-from ._engine import query_codes
 from ._evaluate import evaluate
+from ._grouping import query_codes
 from ._registry import METRICS
 from ._spec import MetricSpec
 from ._spec import build as _build

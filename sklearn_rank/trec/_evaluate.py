@@ -6,8 +6,9 @@ import os
 
 import numpy as np
 
-from ..metrics._engine import _runs_of, ranked_data
+from ..metrics._data import ranked_data
 from ..metrics._evaluation import Evaluation
+from ..metrics._grouping import runs_of as _runs_of
 from ..metrics._plan import Plan
 from ..metrics._spec import parse_specs
 from ._column import _text

@@ -19,7 +19,7 @@ from functools import cached_property
 import numpy as np
 
 from .._hashing import _mix, pair_key
-from ..metrics._engine import _runs_at
+from ..metrics._grouping import runs_at as _runs_at
 from ._arrow import _ArrowFields, _in_background
 from ._column import _Column
 from ._fields import _Fields, _Parsed
