@@ -222,3 +222,40 @@ def test_threshold_without_relevant_documents_warns_once():
     assert "p(threshold=5)@2, map(threshold=5)" in messages[0]
     assert ev.n_empty["p(threshold=5)@2"] == 2
 
+
+
+class _Scores:
+    """An estimator whose predictions are fixed scores."""
+
+    def __init__(self, scores):
+        self.scores = scores
+
+    def predict(self, X):
+        return self.scores
+
+
+def test_warnings_point_at_the_callers_line():
+    """Whatever the depth of the package they come from, warnings carry the
+    line that called the public function (not a line of the package)."""
+    from sklearn_rank.metrics import evaluate_chunks, make_ranking_scorer
+    from sklearn_rank.trec import evaluate_run
+
+    y, s, q = [0, 1, 2], [3.0, 2.0, 1.0], [1, 1, 2]
+    scorer = make_ranking_scorer("p(threshold=5)@2")
+    calls = {
+        "function": lambda: precision_at_k_score(y, s, qid=q, k=2, threshold=5),
+        "evaluate": lambda: evaluate(y, s, qid=q, metrics=["map(threshold=5)"]),
+        "evaluate_chunks": lambda: evaluate_chunks([(y, s, q)], metrics=["mrr(threshold=5)"]),
+        "evaluate_run": lambda: evaluate_run({"q": {"d": 1}}, {"q": {"d": 1.0}}, ["P.5"],
+                                             relevance_level=5),
+        "scorer": lambda: scorer(_Scores(s), None, y, qid=q),
+    }
+    for name, call in calls.items():
+        with pytest.warns(UserWarning, match="No document has a label >= threshold=5") as record:
+            call()
+        assert [w.filename for w in record] == [__file__], name
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        recall_at_k_score(y, s, qid=q, threshold=3, empty="skip")  # every query skipped
+    assert {w.category for w in record} == {UserWarning, RuntimeWarning}
+    assert {w.filename for w in record} == {__file__}

@@ -16,6 +16,7 @@ from ._spec import MetricSpec
 
 __all__ = ["evaluate_chunks"]
 
+
 def _columns(chunk, names) -> list[np.ndarray]:
     """The arrays of a chunk: a tuple, or columns of a table by name."""
     if isinstance(chunk, tuple | list):
@@ -120,32 +121,46 @@ def evaluate_chunks(chunks: Iterable, *, metrics=("ndcg@10",), label="label", sc
     True
     """
     plan = Plan.of(metrics, options, caller="evaluate_chunks")
-    parts, carry, weighted, kinds = [], None, None, []
+    return plan.finish([plan.per_query(prepare(*arrays))
+                        for arrays in _whole_queries(chunks, (label, score, qid, weight))])
+
+
+def _whole_queries(chunks: Iterable, names):
+    """The rows of the chunks as arrays ``(y_true, y_score, qid, sample_weight)``
+    of whole queries: the rows of the last query of a chunk are held back and
+    joined to the next chunk's."""
+    carry, weighted, kinds = None, None, []
     for number, chunk in enumerate(chunks):
-        arrays = _chunk_arrays(chunk, (label, score, qid, weight), number, kinds)
+        arrays = _chunk_arrays(chunk, names, number, kinds)
         if weighted is None:
             weighted = arrays[3] is not None
         elif weighted != (arrays[3] is not None):
             raise ValueError(MIXED_WEIGHTS)
         if carry is not None:
-            arrays = [c if a is None else concatenate_ids((c, a)) if i == 2
-                      else np.concatenate((c, a))
-                      for i, (c, a) in enumerate(zip(carry, arrays, strict=True))]
+            arrays = _joined(carry, arrays)
         q = arrays[2]
         if q is None:
             raise ValueError("A chunk has no query ids: pass tuples (y_true, y_score, qid) or "
                              "tables with a query-id column (qid=... names it).")
         if q.shape[0] == 0:
             continue
-        # The last query may go on in the next chunk: hold its rows back.
-        last = np.empty(1, dtype=q.dtype)
-        last[0] = q[-1]  # a 1-element array: a tuple id is one value, not a row
-        other = np.flatnonzero(q != last)
-        cut = 0 if other.shape[0] == 0 else other[-1] + 1
+        cut = _last_query_start(q)
         carry = [None if a is None else a[cut:] for a in arrays]
         if cut:
-            parts.append(plan.per_query(prepare(*(None if a is None else a[:cut]
-                                                  for a in arrays))))
+            yield [None if a is None else a[:cut] for a in arrays]
     if carry is not None:
-        parts.append(plan.per_query(prepare(*carry)))
-    return plan.finish(parts)
+        yield carry
+
+
+def _joined(carry: list, arrays: list) -> list:
+    """The rows held back from the previous chunks followed by a chunk's."""
+    return [c if a is None else concatenate_ids((c, a)) if i == 2 else np.concatenate((c, a))
+            for i, (c, a) in enumerate(zip(carry, arrays, strict=True))]
+
+
+def _last_query_start(q: np.ndarray) -> int:
+    """Where the rows of the last query begin (it may go on in the next chunk)."""
+    last = np.empty(1, dtype=q.dtype)
+    last[0] = q[-1]  # a 1-element array: a tuple id is one value, not a row
+    other = np.flatnonzero(q != last)
+    return 0 if other.shape[0] == 0 else int(other[-1]) + 1

@@ -40,6 +40,11 @@ def discount_vector(discount, log_base: float, size: int, needed: int | None = N
                 f"(called with ranks 1..{size}); got {np.array2string(values, threshold=8)}."
             )
         return values
+    return _discount_array(discount, size)
+
+
+def _discount_array(discount, size: int) -> np.ndarray:
+    """The first ``size`` values of a discount array, checked."""
     values = np.asarray(discount, dtype=np.float64)
     if values.ndim != 1 or not np.isfinite(values).all() or (values < 0).any():
         raise ValueError(
@@ -52,6 +57,7 @@ def discount_vector(discount, log_base: float, size: int, needed: int | None = N
             f"needed; pass k <= {values.shape[0]} or a longer array."
         )
     return values[:size]
+
 
 def _gain(rank, p, scaled: bool = False):
     """The gain column of the options; with ``scaled`` (for ratios: NDCG),

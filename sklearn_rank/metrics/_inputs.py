@@ -112,25 +112,30 @@ def _from_objects(arr: np.ndarray, name: str, exact_order: bool) -> np.ndarray:
                 f"convert it with {name}.astype(float)."
             )
     ok = [not _is_missing(v) and _finite(v) for v in flat]
-    if exact_order:
-        # Python compares ints, floats, fractions and decimals exactly.
-        values = sorted({v for v, good in zip(flat, ok, strict=True) if good})
-        rank = {v: float(i) for i, v in enumerate(values)}
-        out = [rank[v] if good else math.nan for v, good in zip(flat, ok, strict=True)]
-    else:
-        out = []
-        for i, (v, good) in enumerate(zip(flat, ok, strict=True)):
-            if not good:
-                out.append(math.nan)
-                continue
-            try:
-                out.append(float(v))
-            except OverflowError:
-                raise ValueError(
-                    f"{name} holds a number too large for float64 at position {i} "
-                    f"({str(v)[:20]}...); rescale it."
-                ) from None
+    out = _ranks(flat, ok) if exact_order else _floats(flat, ok, name)
     return np.array(out, dtype=np.float64).reshape(arr.shape)
+
+
+def _ranks(values: list, ok: list) -> list:
+    """Dense ranks of the good values (Python compares ints, floats, fractions
+    and decimals exactly), NaN for the others."""
+    rank = {v: float(i) for i, v in enumerate(sorted(
+        {v for v, good in zip(values, ok, strict=True) if good}))}
+    return [rank[v] if good else math.nan for v, good in zip(values, ok, strict=True)]
+
+
+def _floats(values: list, ok: list, name: str) -> list:
+    """The good values as floats, NaN for the others."""
+    out = []
+    for i, (v, good) in enumerate(zip(values, ok, strict=True)):
+        try:
+            out.append(float(v) if good else math.nan)
+        except OverflowError:
+            raise ValueError(
+                f"{name} holds a number too large for float64 at position {i} "
+                f"({str(v)[:20]}...); rescale it."
+            ) from None
+    return out
 
 
 def check_finite(arr: np.ndarray, name: str, row_qid) -> None:

@@ -191,6 +191,19 @@ class Plan:
 
 def _concatenate(parts: list[PerQuery], keys: list[str], where: str) -> PerQuery:
     """One part of the parts' queries, sorted by qid; a query in two parts is an error."""
+    qids, order = _sorted_ids(parts, where)
+    weights = None
+    if any(p.weights is not None for p in parts):
+        if not all(p.weights is not None for p in parts):
+            raise ValueError(MIXED_WEIGHTS)
+        weights = np.concatenate([p.weights for p in parts])[order]
+    values = {k: np.concatenate([p.values[k] for p in parts])[order] for k in keys}
+    empty = {k: np.concatenate([p.empty[k] for p in parts])[order] for k in keys}
+    return PerQuery(qids, values, empty, weights, max(p.max_label for p in parts), True)
+
+
+def _sorted_ids(parts: list[PerQuery], where: str) -> tuple[np.ndarray, np.ndarray]:
+    """The parts' query ids sorted, and the order that sorts them; each id once."""
     qids = concatenate_ids([p.qids for p in parts])
     try:
         order = np.argsort(qids, kind="stable")
@@ -205,14 +218,7 @@ def _concatenate(parts: list[PerQuery], keys: list[str], where: str) -> PerQuery
             f"{where}: each query's rows must be contiguous (sort the data by qid) or "
             "kept in one partition."
         )
-    weights = None
-    if any(p.weights is not None for p in parts):
-        if not all(p.weights is not None for p in parts):
-            raise ValueError(MIXED_WEIGHTS)
-        weights = np.concatenate([p.weights for p in parts])[order]
-    values = {k: np.concatenate([p.values[k] for p in parts])[order] for k in keys}
-    empty = {k: np.concatenate([p.empty[k] for p in parts])[order] for k in keys}
-    return PerQuery(qids, values, empty, weights, max(p.max_label for p in parts), True)
+    return qids, order
 
 
 def _check_overflow(key: str, values: np.ndarray, data) -> None:
