@@ -10,10 +10,12 @@ from sklearn_rank.metrics import (
     evaluate,
     expected_reciprocal_rank_score,
     f1_at_k_score,
+    get_metric_names,
     gmap_score,
     hit_rate_score,
     mean_average_precision_score,
     mean_reciprocal_rank_score,
+    parse_metric,
     precision_at_k_score,
     r_precision_score,
     rank_eff_score,
@@ -87,6 +89,32 @@ def _rank_eff(rel):
     return total / n_rel
 
 
+def _bpref(rel):
+    """trec_eval's bpref, every document judged."""
+    n_rel, n_nonrel = rel.sum(), (~rel).sum()
+    total, above = 0.0, 0
+    for is_rel in rel:
+        if not is_rel:
+            above += 1
+        elif above == 0:
+            total += 1.0
+        else:
+            total += 1 - min(above, n_rel) / min(n_nonrel, n_rel)
+    return total / n_rel
+
+
+def _dcg(gains, k=None, discount=lambda r: 1 / math.log2(r + 1)):
+    return sum(g * discount(r) for r, g in enumerate(gains[:k], start=1))
+
+
+def _ndcg(gains, k=None, discount=lambda r: 1 / math.log2(r + 1)):
+    return _dcg(gains, k, discount) / _dcg(np.sort(gains)[::-1], k, discount)
+
+
+def _classic(r):  # Järvelin & Kekäläinen's discount, base 2
+    return 1 / max(1.0, math.log2(r))
+
+
 def _data(seed, n_queries=40):
     rng = np.random.default_rng(seed)
     qid = np.repeat(np.arange(n_queries), rng.integers(1, 15, n_queries))
@@ -106,6 +134,12 @@ def _per_query(y, s, qid, fn):
 
 
 CASES = [
+    ("cg@5", lambda lab: (2**lab - 1)[:5].sum()),
+    ("cg(gain='linear')", lambda lab: lab.sum()),
+    ("dcg@5", lambda lab: _dcg(2**lab - 1, 5)),
+    ("dcg(gain='linear', discount='classic')", lambda lab: _dcg(lab, None, _classic)),
+    ("ndcg@5", lambda lab: _ndcg(2**lab - 1, 5)),
+    ("ndcg(gain='linear', discount='classic')@4", lambda lab: _ndcg(lab, 4, _classic)),
     ("p@5", lambda lab: _p(lab >= 1, 5)),
     ("p(capped=True)@5", lambda lab: _p(lab >= 1, 5, capped=True)),
     ("p(threshold=3)@3", lambda lab: _p(lab >= 3, 3)),
@@ -122,9 +156,17 @@ CASES = [
     ("err@5", lambda lab: _err(lab, 5)),
     ("err", lambda lab: _err(lab)),
     ("err(max_grade=6)@3", lambda lab: _err(lab, 3, max_grade=6)),
+    ("gmap", lambda lab: _ap(lab >= 1)),  # per query: AP (the mean is geometric)
     ("rank_eff", lambda lab: _rank_eff(lab >= 1)),
     ("rank_eff(threshold=3)", lambda lab: _rank_eff(lab >= 3)),
+    ("bpref", lambda lab: _bpref(lab >= 1)),
+    ("bpref(threshold=2)", lambda lab: _bpref(lab >= 2)),
 ]
+
+
+def test_every_registered_metric_has_a_direct_definition():
+    """A metric added to the registry needs its direct definition here."""
+    assert {parse_metric(spec).name for spec, _ in CASES} == set(get_metric_names())
 
 
 @pytest.mark.parametrize("spec, direct", CASES, ids=[c[0] for c in CASES])
