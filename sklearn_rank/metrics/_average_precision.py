@@ -16,6 +16,7 @@ from ._definition import Metric, metric_function
 
 __all__ = ["mean_average_precision_score", "gmap_score"]
 
+
 _BINARY = ("threshold", "ties", "empty", "convention")
 _CAPPABLE = ("k", "threshold", "capped", "ties", "empty", "convention")
 

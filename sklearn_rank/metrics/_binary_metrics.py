@@ -19,6 +19,7 @@ from ._definition import Metric, metric_function
 
 __all__ = ["precision_at_k_score", "recall_at_k_score", "f1_at_k_score", "r_precision_score"]
 
+
 _BINARY = ("threshold", "ties", "empty", "convention")
 _CAPPABLE = ("k", "threshold", "capped", "ties", "empty", "convention")
 
@@ -26,6 +27,7 @@ _CAPPABLE = ("k", "threshold", "capped", "ties", "empty", "convention")
 def _hits(rank, p, k) -> np.ndarray:
     """Expected number of relevant documents in the top k."""
     return rank.expected(Relevant(p["threshold"]), rank.cut(k)).sum(axis=1)
+
 
 def _precision_denominator(rank, p, k) -> np.ndarray:
     """k (missing ranks of short lists count as non-relevant), or min(k, n)
@@ -37,16 +39,19 @@ def _precision_denominator(rank, p, k) -> np.ndarray:
         return np.minimum(min(k, rank.width), n).astype(np.float64)
     return np.full(n.shape[0], float(k) if k < 2**1000 else math.inf)  # any int k
 
+
 def _precision(rank, p, k):
     denominator = _precision_denominator(rank, p, k)
     value = np.divide(_hits(rank, p, k), denominator, out=np.zeros(denominator.shape),
                       where=denominator > 0)
     return value, rank.count(Relevant(p["threshold"])) == 0
 
+
 def _recall(rank, p, k):
     n_rel = rank.count(Relevant(p["threshold"]))
     empty = n_rel == 0
     return np.divide(_hits(rank, p, k), n_rel, out=np.zeros(n_rel.shape), where=~empty), empty
+
 
 def _f1(rank, p, k):
     # The harmonic mean of hits/D and hits/R is 2 hits / (D + R): linear in the
@@ -56,6 +61,7 @@ def _f1(rank, p, k):
     value = np.divide(2 * hits, _precision_denominator(rank, p, k) + n_rel,
                       out=np.zeros(n_rel.shape), where=hits > 0)
     return value, n_rel == 0
+
 
 def _r_precision(rank, p, k):
     relevant = Relevant(p["threshold"])

@@ -20,6 +20,7 @@ from ._ties import cascade_ties
 
 __all__ = ["hit_rate_score", "mean_reciprocal_rank_score", "expected_reciprocal_rank_score"]
 
+
 _BINARY = ("threshold", "ties", "empty", "convention")
 
 
@@ -40,6 +41,7 @@ def _cascade(rank, col, weights) -> np.ndarray:
         value[rank.tie_rows] = cascade_ties(rank, col, weights)
     return value
 
+
 def _binary_cascade(rank, p, k, weights_of):
     """A cascade with 0/1 stop probabilities: the weight of the first relevant rank."""
     relevant = Relevant(p["threshold"])
@@ -52,11 +54,14 @@ def _binary_cascade(rank, p, k, weights_of):
         value[rank.tie_rows] = cascade_ties(rank, relevant, weights)
     return value, rank.count(relevant) == 0
 
+
 def _hit_rate(rank, p, k):
     return _binary_cascade(rank, p, k, np.ones)
 
+
 def _reciprocal_rank(rank, p, k):
     return _binary_cascade(rank, p, k, lambda cut: 1.0 / np.arange(1, cut + 1))
+
 
 def _err(rank, p, k):
     cut = rank.cut(k)

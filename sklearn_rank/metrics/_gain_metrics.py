@@ -14,6 +14,7 @@ from ._definition import Metric, metric_function
 
 __all__ = ["cumulative_gain_score", "dcg_score", "ndcg_score"]
 
+
 _DISCOUNTED = ("k", "gain", "discount", "log_base", "ties", "empty", "convention")
 
 
@@ -67,11 +68,13 @@ def _gain(rank, p, scaled: bool = False):
         return Scaled(col)
     return col
 
+
 def _unit_scaled(d: np.ndarray) -> np.ndarray:
     """Discounts divided by a power of two near their maximum if it is outside
     [2**-400, 2**400] (changes no ratio, keeps sums finite)."""
     out = rows_scaled(d[None, :])
     return d if out is None else out[0]
+
 
 def _discounted(rank, p, k, scaled: bool = False):
     col = _gain(rank, p, scaled)
@@ -84,14 +87,17 @@ def _discounted(rank, p, k, scaled: bool = False):
     idcg = rowdot(ideal[:, :kk], d)
     return dcg, idcg, ideal[:, 0] <= 0
 
+
 def _cg(rank, p, k):
     col = _gain(rank, p)
     cg = rank.expected(col, rank.cut(k)).sum(axis=1)
     return cg, rank.ideal(col)[:, 0] <= 0
 
+
 def _dcg(rank, p, k):
     dcg, _, empty = _discounted(rank, p, k)
     return dcg, empty
+
 
 def _ndcg(rank, p, k):
     # A ratio: computed scale-free, so any finite gains give the right number.

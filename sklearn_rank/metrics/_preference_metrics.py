@@ -18,6 +18,7 @@ from ._definition import Metric, metric_function
 
 __all__ = ["bpref_score", "rank_eff_score"]
 
+
 _BINARY = ("threshold", "ties", "empty", "convention")
 
 
@@ -35,6 +36,7 @@ def _non_relevant_above(rank, p):
         n_judged = rank.count(JUDGED)
     return rows, judged_above - relevant_above, n_judged - rank.count(relevant)
 
+
 def _tie_non_relevant(rank, p):
     """Tie rows: P(rel_r) and the distribution of non-relevant members above r.
 
@@ -46,6 +48,7 @@ def _tie_non_relevant(rank, p):
     """
     a, g, h, above = tie_group_stats(rank, Relevant(p["threshold"]), rank.width)
     return h / g, a - above, np.arange(rank.width) - a, g, h
+
 
 def _rank_eff(rank, p, k):
     rows, above, n_nonrel = _non_relevant_above(rank, p)
@@ -66,6 +69,7 @@ def _rank_eff(rank, p, k):
                       where=~empty)
     return value, empty
 
+
 def _bpref(rank, p, k):
     """trec_eval's bpref: (1/R) sum over relevant retrieved r of
     (1 - min(|judged non-relevant above r|, R) / min(N, R))."""
@@ -79,6 +83,7 @@ def _bpref(rank, p, k):
         total[rank.tie_rows] = _bpref_ties(rank, p, n_rel, denominator)
     empty = n_rel == 0
     return np.divide(total, n_rel, out=np.zeros(n_rel.shape), where=~empty), empty
+
 
 def _bpref_ties(rank, p, n_rel, denominator) -> np.ndarray:
     """bpref's sum for the tie rows, in closed form per tie group, O(1) each.
