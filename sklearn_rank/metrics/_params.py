@@ -1,6 +1,8 @@
 """The options of the metrics: defaults, constraints, documentation, conventions.
 
-Every option a metric takes is one :class:`Param` of :data:`PARAMS`: its
+Every option a metric takes is one :class:`Param` of :data:`PARAMS` (the
+shared ones are declared here, an option of one metric beside it, with
+:func:`declare`): its
 default, its constraints in the vocabulary of :mod:`sklearn_rank._validation`
 (checked without importing scikit-learn; scikit-learn words the error of a
 refused value) and its numpydoc entry, from which every metric function's
@@ -22,7 +24,8 @@ from .._validation import Interval, StrOptions, check_params
 from ._spec_text import MAX_INT
 
 __all__ = ["CONVENTIONS", "DISCOUNTS", "EMPTY", "GAINS", "PARAMS", "TIES", "Param",
-           "check_options", "convention_options"]
+           "check_options", "convention_options", "declare"]
+
 
 GAINS = ("exponential", "linear")
 DISCOUNTS = ("log2", "classic")
@@ -145,6 +148,15 @@ convention : {'sklearn', 'lightgbm', 'xgboost', 'trec_eval'}, default=None
     0, ties in input order (:func:`sklearn_rank.trec.evaluate_run` breaks
     them by document id, as trec_eval)."""),
 )}
+
+
+def declare(param: Param) -> Param:
+    """Add an option that one metric (or family) takes, declared by its family
+    module beside the metric (the shared options are declared above)."""
+    if param.name in PARAMS:
+        raise ValueError(f"An option named {param.name!r} is declared already.")
+    PARAMS[param.name] = param
+    return param
 
 
 def _describe(value: int) -> str:

@@ -67,9 +67,10 @@ def get_metric_names() -> list[str]:
     Examples
     --------
     >>> from sklearn_rank.metrics import get_metric_names
-    >>> get_metric_names()  # doctest: +NORMALIZE_WHITESPACE
-    ['bpref', 'cg', 'dcg', 'err', 'f1', 'gmap', 'hit_rate', 'map', 'mrr', 'ndcg', 'p',
-     'r_precision', 'rank_eff', 'recall']
+    >>> get_metric_names()[:6]
+    ['bpref', 'cg', 'dcg', 'err', 'f1', 'gmap']
+    >>> "ndcg" in get_metric_names()
+    True
     """
     return sorted(METRICS)
 
