@@ -18,6 +18,7 @@ from sklearn_rank.metrics import (
     parse_metric,
     precision_at_k_score,
     r_precision_score,
+    rank_biased_precision_score,
     rank_eff_score,
     recall_at_k_score,
 )
@@ -115,6 +116,11 @@ def _classic(r):  # Järvelin & Kekäläinen's discount, base 2
     return 1 / max(1.0, math.log2(r))
 
 
+def _rbp(rel, k=None, p=0.8):
+    """Moffat & Zobel (2008), literally: (1 - p) sum over relevant ranks of p**(r - 1)."""
+    return (1 - p) * sum(p ** (r - 1) for r, is_rel in enumerate(rel[:k], start=1) if is_rel)
+
+
 def _data(seed, n_queries=40):
     rng = np.random.default_rng(seed)
     qid = np.repeat(np.arange(n_queries), rng.integers(1, 15, n_queries))
@@ -161,6 +167,9 @@ CASES = [
     ("rank_eff(threshold=3)", lambda lab: _rank_eff(lab >= 3)),
     ("bpref", lambda lab: _bpref(lab >= 1)),
     ("bpref(threshold=2)", lambda lab: _bpref(lab >= 2)),
+    ("rbp", lambda lab: _rbp(lab >= 1)),
+    ("rbp(p=0.5)@3", lambda lab: _rbp(lab >= 1, 3, p=0.5)),
+    ("rbp(p=0.95, threshold=2)", lambda lab: _rbp(lab >= 2, p=0.95)),
 ]
 
 
@@ -211,6 +220,8 @@ def test_gmap_is_the_geometric_mean_of_ap_with_trec_evals_floor():
         (mean_reciprocal_rank_score, {}, 1 / 3),
         (expected_reciprocal_rank_score, dict(k=2), 0.0),
         (rank_eff_score, {}, (1 - 2 / 2 + 1 - 2 / 2) / 2),
+        (rank_biased_precision_score, {}, 0.2 * (0.8**2 + 0.8**3)),
+        (rank_biased_precision_score, dict(k=3, p=0.5), 0.5 * 0.5**2),
     ],
 )
 def test_functions_on_a_hand_computed_query(function, kwargs, expected):
@@ -301,3 +312,20 @@ def test_warnings_point_at_the_callers_line():
         recall_at_k_score(y, s, qid=q, threshold=3, empty="skip")  # every query skipped
     assert {w.category for w in record} == {UserWarning, RuntimeWarning}
     assert {w.filename for w in record} == {__file__}
+
+
+def test_rbp_of_an_ideal_ranking_and_under_ties():
+    # R relevant documents first: 1 - p**R
+    y, s = [[2, 1, 1, 0, 0]], [[5, 4, 3, 2, 1]]
+    assert rank_biased_precision_score(y, s, p=0.9) == pytest.approx(1 - 0.9**3, rel=1e-15)
+    # one tie group of four, two relevant: each rank relevant with probability 1/2
+    tied = rank_biased_precision_score([[1, 0, 1, 0]], [[1, 1, 1, 1]], p=0.5)
+    assert tied == pytest.approx(0.5 * 0.5 * (1 + 0.5 + 0.25 + 0.125), rel=1e-15)
+    assert rank_biased_precision_score([[1, 0, 1, 0]], [[1, 1, 1, 1]], p=0.5,
+                                       ties="optimistic") == 0.5 * (1 + 0.5)
+    with pytest.raises(ValueError, match=r"The 'p' parameter of rank_biased_precision_score "
+                                         r"must be a float in the range \(0\.0, 1\.0\)"):
+        rank_biased_precision_score(y, s, p=1)
+    with pytest.raises(ValueError, match=r"'p' parameter of metric 'rbp\(p=True\)' must be a "
+                                         r"number, got True"):
+        evaluate([1, 0], [2, 1], qid=[1, 1], metrics=["rbp(p=True)"])

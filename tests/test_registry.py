@@ -234,13 +234,14 @@ def test_common_options_skip_sklearn_validation():
     validation machinery costs about a second to import)."""
     common = {"k": 10, "gain": "linear", "discount": "classic", "log_base": 10,
               "ties": "stable", "empty": "skip", "convention": "trec_eval",
-              "threshold": 2, "capped": True, "max_grade": 4.0}
+              "threshold": 2, "capped": True, "max_grade": 4.0, "p": 0.9}
     assert set(common) == set(PARAMS)
     for name, value in common.items():
         assert _light(name, value), name
     check_options(common, "test")
     for name, value in [("k", 0), ("k", 2.5), ("gain", "quadratic"), ("log_base", 1),
-                        ("threshold", float("nan")), ("capped", 1), ("max_grade", 0)]:
+                        ("threshold", float("nan")), ("capped", 1), ("max_grade", 0),
+                        ("p", 1)]:
         assert not _light(name, value), (name, value)
     with pytest.raises(ValueError, match="'k' parameter of test must be a number, got True"):
         check_options({"k": True}, "test")  # booleans: refused by the explicit rule

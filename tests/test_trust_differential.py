@@ -130,6 +130,7 @@ OPTIONS = {
     "threshold": st.sampled_from([1, 1.0, 2, 3, 0, 0.5, 2.5, -1, -0.5]),
     "capped": st.booleans(),
     "max_grade": st.sampled_from([4, 4.0, 5, 4.5, 3, 1, 0.5, 1100]),
+    "p": st.sampled_from([0.8, 0.5, 0.9, 0.95, 0.1, 0.99, 0, 1, 1.5, -0.5]),
 }
 _LABELS = {
     "int": [0, 1, 2, 3, 4],

@@ -12,6 +12,7 @@ from ._binary_metrics import (
     f1_at_k_score,
     precision_at_k_score,
     r_precision_score,
+    rank_biased_precision_score,
     recall_at_k_score,
 )
 from ._cascade_metrics import (
@@ -58,6 +59,7 @@ __all__ = [
     "parse_metric",
     "precision_at_k_score",
     "r_precision_score",
+    "rank_biased_precision_score",
     "rank_eff_score",
     "recall_at_k_score",
     "xgboost_eval_metric",
