@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..metrics._evaluation import Evaluation
+from ..metrics._grouping import qid_array as _qid_array
 from ..metrics._inputs import prepare
 from ..metrics._plan import PerQuery, Plan
-from ..metrics._qid import qid_array as _qid_array
 
 __all__ = ["evaluate"]
 

@@ -9,9 +9,10 @@ import numpy as np
 
 from .._validation import validate_params
 from ._evaluation import Evaluation
+from ._grouping import qid_array
 from ._inputs import prepare
 from ._plan import MIXED_WEIGHTS, Plan
-from ._qid import concatenate_ids, id_kind, qid_array
+from ._qid import concatenate_ids, id_kind
 from ._spec import MetricSpec
 
 __all__ = ["evaluate_chunks"]

@@ -14,7 +14,7 @@ import numpy as np
 from .._hashing import hash_words
 from ._qid import qid_values
 
-__all__ = ["RowIds", "group", "group_rows", "query_codes", "runs_at", "runs_of"]
+__all__ = ["RowIds", "group", "group_rows", "qid_array", "query_codes", "runs_at", "runs_of"]
 
 # Row chunk for whole-array passes over big inputs: temporaries stay small
 # (no page faults on fresh 100 MB arrays at 12M rows) and cache-friendly.
@@ -230,6 +230,16 @@ class RowIds:
 
     def __getitem__(self, row):
         return self.labels[self.codes[row]]
+
+
+def qid_array(qid, name: str = "qid") -> np.ndarray:
+    """Validated query ids as an array of the ids themselves (see :mod:`._qid`).
+
+    Ids coded against their sorted values come back as Python objects: one
+    reference per row, never one fixed-width copy of a long id per row.
+    """
+    q, labels = qid_values(qid, name)
+    return q if labels is None else labels.astype(object)[q]
 
 
 def query_codes(qid, name: str = "qid") -> tuple[np.ndarray, np.ndarray]:

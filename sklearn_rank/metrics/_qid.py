@@ -32,7 +32,7 @@ import numpy as np
 
 from ._qid_columns import column_codes
 
-__all__ = ["concatenate_ids", "id_kind", "qid_array", "qid_values"]
+__all__ = ["concatenate_ids", "id_kind", "qid_values"]
 
 # Kinds of Python values that become native arrays, with the NumPy dtype kinds
 # the conversion must give (anything else, e.g. ints beyond 64 bits converted
@@ -194,16 +194,6 @@ def qid_values(qid, name: str = "qid") -> tuple[np.ndarray, np.ndarray | None]:
         return _from_objects(q.tolist(), name, q)
     _check_native(q, name)
     return q, None
-
-
-def qid_array(qid, name: str = "qid") -> np.ndarray:
-    """Validated query ids as an array of the ids themselves (see :mod:`._qid`).
-
-    Ids coded against their sorted values come back as Python objects: one
-    reference per row, never one fixed-width copy of a long id per row.
-    """
-    q, labels = qid_values(qid, name)
-    return q if labels is None else labels.astype(object)[q]
 
 
 def _ranked(codes: np.ndarray, uniques: list, name: str) -> tuple[np.ndarray, np.ndarray]:

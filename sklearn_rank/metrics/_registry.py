@@ -10,23 +10,20 @@ from :data:`METRICS`.
 from __future__ import annotations
 
 import difflib
-from typing import TYPE_CHECKING
+from typing import Any
 
 from .._validation import validate_params
 from ._spec_text import shown
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ._definition import Metric
-
 __all__ = ["ALIASES", "METRICS", "closest", "get_metric_names", "lookup", "register"]
 
-#: Every registered metric by canonical name.
-METRICS: dict[str, Metric] = {}
+#: Every registered metric (a :class:`~._definition.Metric`) by canonical name.
+METRICS: dict[str, Any] = {}
 #: Other names of metrics: alias -> canonical name.
 ALIASES: dict[str, str] = {}
 
 
-def register(metric: Metric) -> Metric:
+def register(metric):
     """Add a metric (refusing a name or alias already taken)."""
     for name in (metric.name, *metric.aliases):
         if name in METRICS or name in ALIASES:
@@ -42,7 +39,7 @@ def closest(name: str, choices) -> str:
     return f" Did you mean {match[0]!r}?" if match else ""
 
 
-def lookup(name: str) -> Metric:
+def lookup(name: str):
     """The metric called ``name`` (or an alias of it)."""
     key = ALIASES.get(name, name)
     if key not in METRICS:
