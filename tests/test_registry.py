@@ -291,6 +291,10 @@ def test_a_declaration_is_checked_when_it_is_made():
         @metric_function(spec)
         def x_score(y_true, y_score, *, qid=None, threshold=1, k=None, sample_weight=None):
             """X."""
+    with pytest.raises(TypeError, match=r"The function of 'x' takes no sample_weight"):
+        @metric_function(spec)
+        def x_score(y_true, y_score, *, qid=None, k=None, threshold=1):
+            """X."""
     with pytest.raises(TypeError, match=r"gives threshold the default 2"):
         @metric_function(spec)
         def x_score(y_true, y_score, *, qid=None, k=None, threshold=2, sample_weight=None):

@@ -164,6 +164,9 @@ def _constraints(metric: Metric, signature: inspect.Signature) -> dict:
     if options != metric.params:
         raise TypeError(f"The options of the function of {metric.name!r}, {options}, are not "
                         f"those it declares, {metric.params}.")
+    missing = [name for name in _DATA if name not in signature.parameters]
+    if missing:
+        raise TypeError(f"The function of {metric.name!r} takes no {', '.join(missing)}.")
     constraints = {name: list(spec[0]) for name, spec in _DATA.items()}
     for name in options:
         default = signature.parameters[name].default
