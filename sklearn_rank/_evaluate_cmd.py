@@ -149,7 +149,8 @@ def _labels(specs, options) -> dict[str, str]:
     to the first spec that has it, and never to a spec when it is another
     spec's key, so no two results share a label.
     """
-    from .metrics._registry import expand_metrics, trec_name
+    from .metrics._spec import expand_metrics
+    from .metrics._vocab_trec import trec_name
 
     keys = [str(spec) for spec in specs]
     labels: dict[str, str] = {}
@@ -166,8 +167,8 @@ def _labels(specs, options) -> dict[str, str]:
 def _measures(args) -> list:
     """The measures asked for, each checked on its own (an error names its
     ``-m``), then together (two specs that print alike but differ)."""
-    from .metrics._ranking import _todo
-    from .metrics._registry import expand_metrics
+    from .metrics._plan import Plan
+    from .metrics._spec import expand_metrics
     from .trec._evaluate import DEFAULT_MEASURES
 
     if not args.measures:
@@ -180,7 +181,7 @@ def _measures(args) -> list:
         options = _trec_options(args)  # as evaluate_run sets them
         if not any("threshold" in s.info.params for s in specs):
             del options["threshold"]
-        _todo(specs, options)
+        Plan.of(specs, options, caller="evaluate")
     return args.measures
 
 

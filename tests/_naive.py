@@ -43,10 +43,11 @@ METRIC_PARAMS = {
     "err": {"k", "max_grade"} | _COMMON,
     "bpref": _BINARY,
     "rank_eff": _BINARY,
+    "rbp": {"k", "p"} | _BINARY,
 }
 DEFAULTS = {"k": None, "gain": "exponential", "discount": "log2", "log_base": 2.0,
             "ties": "average", "empty": "zero", "convention": None, "threshold": 1.0,
-            "capped": False, "max_grade": 4.0}
+            "capped": False, "max_grade": 4.0, "p": 0.8}
 TIES = ("average", "stable", "pessimistic", "optimistic")
 EMPTY = ("zero", "one", "skip", "nan", "raise")
 GAINS = ("exponential", "linear")
@@ -150,6 +151,8 @@ def check_option(name, value):
     if name == "k":
         ok = value is None or (isinstance(value, Integral) and not isinstance(value, bool)
                                and value >= 1)
+    elif name == "p":
+        ok = number and 0 < value < 1
     elif name in ("log_base", "max_grade", "threshold"):
         ok = number and math.isfinite(value) and value > {"log_base": 1, "max_grade": 0,
                                                           "threshold": -math.inf}[name]
@@ -348,9 +351,18 @@ def _rank_eff(seq, k, q, p):
     return _pairs(seq, p, q, lambda above: 1 - Fraction(above, n) if n else Fraction(1))
 
 
+def _rbp(seq, k, q, p):
+    """Moffat & Zobel's (1 - p) sum over relevant ranks r <= k of p**(r - 1)."""
+    persistence = Fraction(p["p"])
+    return (1 - persistence) * sum((persistence ** (r - 1) for r, lab in
+                                    enumerate(_top(seq, k), start=1) if lab >= p["threshold"]),
+                                   Fraction(0))
+
+
 KERNELS = {"cg": _gain_sum, "dcg": _dcg, "ndcg": _ndcg, "p": _p, "recall": _recall,
            "f1": _f1, "hit_rate": _hit_rate, "r_precision": _r_precision, "map": _ap,
-           "gmap": _ap, "mrr": _mrr, "err": _err, "bpref": _bpref, "rank_eff": _rank_eff}
+           "gmap": _ap, "mrr": _mrr, "err": _err, "bpref": _bpref, "rank_eff": _rank_eff,
+           "rbp": _rbp}
 GEOMETRIC = {"gmap"}
 
 

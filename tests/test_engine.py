@@ -5,8 +5,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sklearn_rank.metrics import _engine, evaluate, ndcg_score
-from sklearn_rank.metrics._engine import _factorize, _group, _widths, prepare
+from sklearn_rank.metrics import _blocks, _grouping, evaluate, ndcg_score
+from sklearn_rank.metrics._blocks import widths as _widths
+from sklearn_rank.metrics._grouping import _factorize
+from sklearn_rank.metrics._grouping import group as _group
+from sklearn_rank.metrics._inputs import prepare
 
 
 def _naive_group(q):
@@ -68,7 +71,7 @@ def test_grouping_many_runs_and_queries(n_queries):
 
 
 def test_string_hash_collisions_fall_back_to_exact_grouping(monkeypatch):
-    monkeypatch.setattr(_engine, "_hash_strings", lambda q: np.zeros(q.shape[0], np.uint32))
+    monkeypatch.setattr(_grouping, "_string_codes", lambda q: np.zeros(q.shape[0], np.uint64))
     q = np.array(["b", "a", "b", "c", "a"])
     qids, codes = _factorize(q)
     assert qids.tolist() == ["a", "b", "c"]
@@ -99,7 +102,7 @@ def test_results_do_not_depend_on_block_size(monkeypatch, ties):
     y, s, qid = _data(ties=True)
     metrics = ["ndcg@5", "dcg", "cg@3", "ndcg"]
     big = evaluate(y, s, qid=qid, metrics=metrics, ties=ties)
-    monkeypatch.setattr(_engine, "_BLOCK_CELLS", 7)
+    monkeypatch.setattr(_blocks, "_BLOCK_CELLS", 7)
     small = evaluate(y, s, qid=qid, metrics=metrics, ties=ties)
     for m in metrics:
         np.testing.assert_allclose(small.per_query[m], big.per_query[m], rtol=0, atol=1e-12)

@@ -10,12 +10,15 @@ from sklearn_rank.metrics import (
     evaluate,
     expected_reciprocal_rank_score,
     f1_at_k_score,
+    get_metric_names,
     gmap_score,
     hit_rate_score,
     mean_average_precision_score,
     mean_reciprocal_rank_score,
+    parse_metric,
     precision_at_k_score,
     r_precision_score,
+    rank_biased_precision_score,
     rank_eff_score,
     recall_at_k_score,
 )
@@ -87,6 +90,37 @@ def _rank_eff(rel):
     return total / n_rel
 
 
+def _bpref(rel):
+    """trec_eval's bpref, every document judged."""
+    n_rel, n_nonrel = rel.sum(), (~rel).sum()
+    total, above = 0.0, 0
+    for is_rel in rel:
+        if not is_rel:
+            above += 1
+        elif above == 0:
+            total += 1.0
+        else:
+            total += 1 - min(above, n_rel) / min(n_nonrel, n_rel)
+    return total / n_rel
+
+
+def _dcg(gains, k=None, discount=lambda r: 1 / math.log2(r + 1)):
+    return sum(g * discount(r) for r, g in enumerate(gains[:k], start=1))
+
+
+def _ndcg(gains, k=None, discount=lambda r: 1 / math.log2(r + 1)):
+    return _dcg(gains, k, discount) / _dcg(np.sort(gains)[::-1], k, discount)
+
+
+def _classic(r):  # Järvelin & Kekäläinen's discount, base 2
+    return 1 / max(1.0, math.log2(r))
+
+
+def _rbp(rel, k=None, p=0.8):
+    """Moffat & Zobel (2008), literally: (1 - p) sum over relevant ranks of p**(r - 1)."""
+    return (1 - p) * sum(p ** (r - 1) for r, is_rel in enumerate(rel[:k], start=1) if is_rel)
+
+
 def _data(seed, n_queries=40):
     rng = np.random.default_rng(seed)
     qid = np.repeat(np.arange(n_queries), rng.integers(1, 15, n_queries))
@@ -106,6 +140,12 @@ def _per_query(y, s, qid, fn):
 
 
 CASES = [
+    ("cg@5", lambda lab: (2**lab - 1)[:5].sum()),
+    ("cg(gain='linear')", lambda lab: lab.sum()),
+    ("dcg@5", lambda lab: _dcg(2**lab - 1, 5)),
+    ("dcg(gain='linear', discount='classic')", lambda lab: _dcg(lab, None, _classic)),
+    ("ndcg@5", lambda lab: _ndcg(2**lab - 1, 5)),
+    ("ndcg(gain='linear', discount='classic')@4", lambda lab: _ndcg(lab, 4, _classic)),
     ("p@5", lambda lab: _p(lab >= 1, 5)),
     ("p(capped=True)@5", lambda lab: _p(lab >= 1, 5, capped=True)),
     ("p(threshold=3)@3", lambda lab: _p(lab >= 3, 3)),
@@ -122,9 +162,20 @@ CASES = [
     ("err@5", lambda lab: _err(lab, 5)),
     ("err", lambda lab: _err(lab)),
     ("err(max_grade=6)@3", lambda lab: _err(lab, 3, max_grade=6)),
+    ("gmap", lambda lab: _ap(lab >= 1)),  # per query: AP (the mean is geometric)
     ("rank_eff", lambda lab: _rank_eff(lab >= 1)),
     ("rank_eff(threshold=3)", lambda lab: _rank_eff(lab >= 3)),
+    ("bpref", lambda lab: _bpref(lab >= 1)),
+    ("bpref(threshold=2)", lambda lab: _bpref(lab >= 2)),
+    ("rbp", lambda lab: _rbp(lab >= 1)),
+    ("rbp(p=0.5)@3", lambda lab: _rbp(lab >= 1, 3, p=0.5)),
+    ("rbp(p=0.95, threshold=2)", lambda lab: _rbp(lab >= 2, p=0.95)),
 ]
+
+
+def test_every_registered_metric_has_a_direct_definition():
+    """A metric added to the registry needs its direct definition here."""
+    assert {parse_metric(spec).name for spec, _ in CASES} == set(get_metric_names())
 
 
 @pytest.mark.parametrize("spec, direct", CASES, ids=[c[0] for c in CASES])
@@ -169,6 +220,8 @@ def test_gmap_is_the_geometric_mean_of_ap_with_trec_evals_floor():
         (mean_reciprocal_rank_score, {}, 1 / 3),
         (expected_reciprocal_rank_score, dict(k=2), 0.0),
         (rank_eff_score, {}, (1 - 2 / 2 + 1 - 2 / 2) / 2),
+        (rank_biased_precision_score, {}, 0.2 * (0.8**2 + 0.8**3)),
+        (rank_biased_precision_score, dict(k=3, p=0.5), 0.5 * 0.5**2),
     ],
 )
 def test_functions_on_a_hand_computed_query(function, kwargs, expected):
@@ -222,3 +275,57 @@ def test_threshold_without_relevant_documents_warns_once():
     assert "p(threshold=5)@2, map(threshold=5)" in messages[0]
     assert ev.n_empty["p(threshold=5)@2"] == 2
 
+
+
+class _Scores:
+    """An estimator whose predictions are fixed scores."""
+
+    def __init__(self, scores):
+        self.scores = scores
+
+    def predict(self, X):
+        return self.scores
+
+
+def test_warnings_point_at_the_callers_line():
+    """Whatever the depth of the package they come from, warnings carry the
+    line that called the public function (not a line of the package)."""
+    from sklearn_rank.metrics import evaluate_chunks, make_ranking_scorer
+    from sklearn_rank.trec import evaluate_run
+
+    y, s, q = [0, 1, 2], [3.0, 2.0, 1.0], [1, 1, 2]
+    scorer = make_ranking_scorer("p(threshold=5)@2")
+    calls = {
+        "function": lambda: precision_at_k_score(y, s, qid=q, k=2, threshold=5),
+        "evaluate": lambda: evaluate(y, s, qid=q, metrics=["map(threshold=5)"]),
+        "evaluate_chunks": lambda: evaluate_chunks([(y, s, q)], metrics=["mrr(threshold=5)"]),
+        "evaluate_run": lambda: evaluate_run({"q": {"d": 1}}, {"q": {"d": 1.0}}, ["P.5"],
+                                             relevance_level=5),
+        "scorer": lambda: scorer(_Scores(s), None, y, qid=q),
+    }
+    for name, call in calls.items():
+        with pytest.warns(UserWarning, match="No document has a label >= threshold=5") as record:
+            call()
+        assert [w.filename for w in record] == [__file__], name
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        recall_at_k_score(y, s, qid=q, threshold=3, empty="skip")  # every query skipped
+    assert {w.category for w in record} == {UserWarning, RuntimeWarning}
+    assert {w.filename for w in record} == {__file__}
+
+
+def test_rbp_of_an_ideal_ranking_and_under_ties():
+    # R relevant documents first: 1 - p**R
+    y, s = [[2, 1, 1, 0, 0]], [[5, 4, 3, 2, 1]]
+    assert rank_biased_precision_score(y, s, p=0.9) == pytest.approx(1 - 0.9**3, rel=1e-15)
+    # one tie group of four, two relevant: each rank relevant with probability 1/2
+    tied = rank_biased_precision_score([[1, 0, 1, 0]], [[1, 1, 1, 1]], p=0.5)
+    assert tied == pytest.approx(0.5 * 0.5 * (1 + 0.5 + 0.25 + 0.125), rel=1e-15)
+    assert rank_biased_precision_score([[1, 0, 1, 0]], [[1, 1, 1, 1]], p=0.5,
+                                       ties="optimistic") == 0.5 * (1 + 0.5)
+    with pytest.raises(ValueError, match=r"The 'p' parameter of rank_biased_precision_score "
+                                         r"must be a float in the range \(0\.0, 1\.0\)"):
+        rank_biased_precision_score(y, s, p=1)
+    with pytest.raises(ValueError, match=r"'p' parameter of metric 'rbp\(p=True\)' must be a "
+                                         r"number, got True"):
+        evaluate([1, 0], [2, 1], qid=[1, 1], metrics=["rbp(p=True)"])

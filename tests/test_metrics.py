@@ -365,7 +365,8 @@ def test_bad_input_messages_of_evaluate():
         evaluate(y, s, qid=q, metrics=["ndgc@10"])
     with pytest.raises(ValueError, match=r"metrics is empty"):
         evaluate(y, s, qid=q, metrics=[])
-    with pytest.raises(TypeError, match=r"metrics must be a metric spec or a list"):
+    with pytest.raises(TypeError, match=r"The 'metrics' parameter of evaluate must be an "
+                                        r"instance of 'str'"):
         evaluate(y, s, qid=q, metrics=10)
 
 

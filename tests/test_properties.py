@@ -1,8 +1,9 @@
 """Properties every metric must have, checked with hypothesis.
 
 Organised by property across metrics (as scikit-learn's
-``metrics/tests/test_common.py``): one table of metrics, parametrised
-invariance tests.
+``metrics/tests/test_common.py``): the tables of metrics derive from the
+capabilities each metric declares in the registry, so a metric added later is
+tested here without editing this file; parametrised invariance tests.
 """
 
 import itertools
@@ -13,32 +14,61 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sklearn_rank.metrics import evaluate
+from sklearn_rank.metrics import evaluate, get_metric_names, parse_metric
+from sklearn_rank.metrics._registry import METRICS
+from sklearn_rank.trec import evaluate_run
 
-# Metrics whose values lie in [0, 1] and equal 1 for an ideal ranking.
-NORMALIZED = [
-    "ndcg",
-    "ndcg@3",
-    "ndcg(gain='linear')@5",
-    "ndcg(discount='classic')",
-    "ndcg(discount='classic', log_base=3)@4",
-    "ndcg(gain=[0, 1, 2, 5, 9])@2",
-    "r_precision",
-    "map",
-    "map(capped=True)@2",
-    "gmap",
-    "mrr",
-    "mrr(threshold=3)@2",
-    "hit_rate@2",
-    "rank_eff",
-    "rank_eff(threshold=2)",
-]
-# In [0, 1], but an ideal ranking need not score 1 (few relevant documents, cut-offs).
-BOUNDED = ["p@3", "p(capped=True)@3", "p(threshold=2)@2", "recall@3", "f1@3", "map@3",
-           "err@3", "err", "err(max_grade=5)@2"]
-# Sums over the top-k ranks (no normalisation).
-UNNORMALIZED = ["dcg", "dcg@3", "dcg(gain='linear', discount='classic')@2", "cg@3", "cg"]
+# Metrics that stay normalised at any cut-off (the ideal ranking's top k is ideal).
+NORMALISED_AT_ANY_CUTOFF = {"ndcg", "mrr", "hit_rate"}
+# Values other than the default of the options, one spec per metric and value.
+OPTION_VARIANTS = {"gain": ["'linear'", "[0, 1, 2, 5, 9]"], "discount": ["'classic'"],
+                   "log_base": ["3"], "threshold": ["2"], "capped": ["True"],
+                   "max_grade": ["5"], "p": ["0.5"]}
+# Combinations worth a line of their own.
+EXTRA = {"normalised": ["ndcg(discount='classic', log_base=3)@4", "ndcg(gain=[0, 1, 2, 5, 9])@2",
+                        "map(capped=True)@2", "mrr(threshold=3)@2"],
+         "bounded": ["p(capped=True)@3", "p(threshold=2)@2", "err(max_grade=5)@2"],
+         "unbounded": ["dcg(gain='linear', discount='classic')@2"]}
+
+
+def _kind(name: str, k=None) -> str:
+    """'normalised' (in [0, 1]; the ideal ranking scores 1), 'bounded' (in [0, 1])
+    or 'unbounded', from the metric's declared capabilities."""
+    capabilities = METRICS[name].capabilities
+    if "normalised" in capabilities and (k is None or name in NORMALISED_AT_ANY_CUTOFF):
+        return "normalised"
+    return "bounded" if "bounded" in capabilities else "unbounded"
+
+
+def _table(kind: str) -> list[str]:
+    specs = []
+    for name, metric in sorted(METRICS.items()):
+        if _kind(name) == kind:
+            specs.append(name)
+            specs += [f"{name}({option}={value})" for option in metric.params
+                      for value in OPTION_VARIANTS.get(option, ())]
+        if "cutoff" in metric.capabilities and _kind(name, 3) == kind:
+            specs.append(f"{name}@3")
+    return specs + EXTRA[kind]
+
+
+NORMALIZED = _table("normalised")
+BOUNDED = _table("bounded")
+UNNORMALIZED = _table("unbounded")
 ALL = NORMALIZED + BOUNDED + UNNORMALIZED
+BINARY = [spec for spec in ALL if "binary" in parse_metric(spec).info.capabilities]
+GRADED = sorted(name for name, m in METRICS.items() if "graded" in m.capabilities)
+JUDGMENTS = sorted(name for name, m in METRICS.items() if "judgments" in m.capabilities)
+
+
+def test_no_metric_is_forgotten():
+    """Every registered metric is in the property tables ("We shouldn't forget
+    any metrics", scikit-learn's test_common), and declares what it is."""
+    assert {parse_metric(spec).name for spec in ALL} == set(get_metric_names())
+    for name, metric in METRICS.items():
+        assert {"binary", "graded"} & metric.capabilities, name  # labels mean something
+    assert set(EXTRA) == {"normalised", "bounded", "unbounded"}
+    assert len(set(ALL)) == len(ALL)
 
 # Random data often has no document above a threshold; the warning is tested elsewhere.
 pytestmark = pytest.mark.filterwarnings("ignore:No document has a label")
@@ -129,8 +159,10 @@ def test_invariant_to_strictly_increasing_score_transform(data, ties):
 def test_cutoff_beyond_longest_query_equals_full_metric(data, ties):
     y, s, q = data
     longest = int(np.bincount(q).max())
-    uncut = ["ndcg", "dcg(discount='classic')", "cg", "recall", "map", "mrr", "hit_rate",
-             "err", "p(capped=True)", "f1(capped=True)"]
+    # the whole list: P divides by k unless capped
+    uncut = [f"{name}(capped=True)" if "capped" in metric.params else name
+             for name, metric in sorted(METRICS.items()) if "cutoff" in metric.capabilities]
+    uncut.append("dcg(discount='classic')")
     for k in (longest, longest + 5):
         full = _values(y, s, q, uncut, ties=ties)
         cut = _values(y, s, q, [spec.replace(")", ")@{}", 1).format(k) if ")" in spec
@@ -217,3 +249,36 @@ def test_precision_times_k_counts_hits_and_map_at_most_one(data, k):
     assert np.all(ev.per_query[f"map@{k}"] <= ev.per_query["map"] + 1e-12)
     judged = ~np.isnan(ev.per_query["recall"])
     assert np.all(ev.per_query["recall"][judged] <= 1 + 1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ranking_data(), st.sampled_from(TIES))
+def test_binary_metrics_see_only_whether_a_label_reaches_the_threshold(data, ties):
+    y, s, q = data
+    ev = evaluate(y, s, qid=q, metrics=BINARY, ties=ties)
+    for spec in ev.metrics:
+        t = spec.resolve()["threshold"]
+        relabelled = np.where(y >= t, t + 3.0, t - 2.0)
+        values = evaluate(relabelled, s, qid=q, metrics=[spec], ties=ties).per_query[spec]
+        np.testing.assert_array_equal(values, ev.per_query[spec], err_msg=str(spec))
+
+
+@pytest.mark.parametrize("name", GRADED)
+def test_graded_metrics_refuse_negative_labels(name):
+    with pytest.raises(ValueError, match=r"y_true has 1 negative label\(s\) \(first in query 2\)"):
+        evaluate([1, 0, -1], [3, 2, 1], qid=[1, 1, 2], metrics=[name])
+
+
+@pytest.mark.parametrize("name", JUDGMENTS)
+@pytest.mark.parametrize("seed", range(3))
+def test_judgment_metrics_skip_unjudged_documents(name, seed):
+    """In a TREC run, documents without a judgment neither count as relevant
+    nor as judged non-relevant: inserting them anywhere changes nothing."""
+    rng = np.random.default_rng(seed)
+    qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 3)) for j in range(12)} for i in range(6)}
+    run = {q: {f"d{j}": float(rng.random()) for j in range(12)} for q in qrels}
+    noisy = {q: {**docs, **{f"u{j}": float(rng.random()) for j in range(8)}}
+             for q, docs in run.items()}
+    judged = evaluate_run(qrels, run, [name])
+    unjudged = evaluate_run(qrels, noisy, [name])
+    np.testing.assert_allclose(unjudged.per_query[name], judged.per_query[name], rtol=1e-12)

@@ -5,8 +5,11 @@ import pickle
 import numpy as np
 import pytest
 
+from sklearn_rank import _compat
+from sklearn_rank._validation import satisfies
 from sklearn_rank.metrics import MetricSpec, evaluate, get_metric_names, parse_metric
-from sklearn_rank.metrics._registry import CONVENTIONS, METRICS, PARAMS
+from sklearn_rank.metrics._params import CONVENTIONS, PARAMS, check_options
+from sklearn_rank.metrics._registry import METRICS
 
 
 @pytest.mark.parametrize(
@@ -116,7 +119,9 @@ def test_parse_errors(text, match):
 
 
 def test_parse_type_error():
-    with pytest.raises(TypeError, match="must be a str or MetricSpec"):
+    with pytest.raises(TypeError, match=r"The 'spec' parameter of parse_metric must be an "
+                                        r"instance of 'str' or an instance of "
+                                        r"'sklearn_rank.metrics.MetricSpec'"):
         parse_metric(10)
 
 
@@ -197,26 +202,31 @@ CANDIDATE_VALUES = [
 ]
 
 
+def _light(name, value):
+    """Whether a value meets an option's constraints, checked without scikit-learn."""
+    return any(satisfies(c, value) for c in PARAMS[name].constraints)
+
+
 @pytest.mark.parametrize("name", sorted(PARAMS))
-def test_plainly_valid_values_pass_sklearn_validation(name):
-    """The fast check that skips importing scikit-learn's validation accepts
-    only values that scikit-learn's validation accepts too."""
+def test_light_checks_agree_with_sklearn_validation(name):
+    """The check that skips importing scikit-learn's validation accepts
+    exactly the values that scikit-learn's validation accepts."""
     from sklearn.utils._param_validation import (
         InvalidParameterError,
         validate_parameter_constraints,
     )
 
-    param = PARAMS[name]
+    constraints = [c.to_sklearn(_compat) if hasattr(c, "to_sklearn") else c
+                   for c in PARAMS[name].constraints]
     for value in CANDIDATE_VALUES:
-        if param.plainly_valid(value):
-            validate_parameter_constraints({name: param.constraints}, {name: value},
+        try:
+            validate_parameter_constraints({name: constraints}, {name: value},
                                            caller_name="test")
-        else:  # left to scikit-learn, which accepts or explains
-            try:
-                validate_parameter_constraints({name: param.constraints}, {name: value},
-                                               caller_name="test")
-            except InvalidParameterError as error:
-                assert f"'{name}' parameter" in str(error)
+            accepted = True
+        except InvalidParameterError as error:
+            assert f"'{name}' parameter" in str(error)
+            accepted = False
+        assert _light(name, value) == accepted, (name, value)
 
 
 def test_common_options_skip_sklearn_validation():
@@ -224,11 +234,89 @@ def test_common_options_skip_sklearn_validation():
     validation machinery costs about a second to import)."""
     common = {"k": 10, "gain": "linear", "discount": "classic", "log_base": 10,
               "ties": "stable", "empty": "skip", "convention": "trec_eval",
-              "threshold": 2, "capped": True, "max_grade": 4.0}
+              "threshold": 2, "capped": True, "max_grade": 4.0, "p": 0.9}
     assert set(common) == set(PARAMS)
     for name, value in common.items():
-        assert PARAMS[name].plainly_valid(value), name
-    for name, value in [("k", 0), ("k", 2.5), ("k", True), ("gain", "quadratic"),
-                        ("log_base", 1), ("threshold", float("nan")), ("capped", 1),
-                        ("max_grade", 0)]:
-        assert not PARAMS[name].plainly_valid(value), (name, value)
+        assert _light(name, value), name
+    check_options(common, "test")
+    for name, value in [("k", 0), ("k", 2.5), ("gain", "quadratic"), ("log_base", 1),
+                        ("threshold", float("nan")), ("capped", 1), ("max_grade", 0),
+                        ("p", 1)]:
+        assert not _light(name, value), (name, value)
+    with pytest.raises(ValueError, match="'k' parameter of test must be a number, got True"):
+        check_options({"k": True}, "test")  # booleans: refused by the explicit rule
+
+
+# -- one place per metric ---------------------------------------------------------------
+
+
+def _declared_metrics():
+    """Every Metric declared at the top level of a module of sklearn_rank.metrics."""
+    import sys
+
+    from sklearn_rank.metrics._definition import Metric
+
+    return {(module, value.name) for module, mod in sorted(sys.modules.items())
+            if module.startswith("sklearn_rank.metrics.")
+            for value in vars(mod).values() if isinstance(value, Metric)}
+
+
+def test_every_declared_metric_is_registered_with_its_function():
+    import sklearn_rank.metrics as m
+
+    declared = _declared_metrics()
+    assert {name for _, name in declared} == set(METRICS)
+    assert len({module for module, _ in declared}) >= 5  # the families
+    functions = {name for name in m.__all__ if name.endswith("_score")}
+    assert functions == {metric.function for metric in METRICS.values()}
+    for metric in METRICS.values():
+        function = getattr(m, metric.function)
+        assert function._skl_parameter_constraints.keys() == {
+            "y_true", "y_score", "qid", "sample_weight", *metric.params}
+        for param in metric.params:  # the Parameters section comes from PARAMS
+            assert PARAMS[param].doc.replace("\n", "\n    ") in function.__doc__, param
+
+
+def test_a_declaration_is_checked_when_it_is_made():
+    from sklearn_rank.metrics._definition import Metric, metric_function
+
+    with pytest.raises(TypeError, match=r"unknown option 'gian'"):
+        Metric("x", "x", ("k", "gian"), {"cutoff", "graded"}, kernel=len)
+    with pytest.raises(TypeError, match=r"capability 'cutoff' goes with option 'k'"):
+        Metric("x", "x", ("threshold",), {"cutoff", "binary"}, kernel=len)
+    with pytest.raises(TypeError, match=r"unknown capability 'normalized'"):
+        Metric("x", "x", ("k",), {"cutoff", "normalized"}, kernel=len)
+    spec = Metric("x", "x", ("k", "threshold"), {"cutoff", "binary"}, kernel=len)
+    with pytest.raises(TypeError, match=r"options of the function of 'x', \('threshold', 'k'\)"):
+        @metric_function(spec)
+        def x_score(y_true, y_score, *, qid=None, threshold=1, k=None, sample_weight=None):
+            """X."""
+    with pytest.raises(TypeError, match=r"The function of 'x' takes no sample_weight"):
+        @metric_function(spec)
+        def x_score(y_true, y_score, *, qid=None, k=None, threshold=1):
+            """X."""
+    with pytest.raises(TypeError, match=r"gives threshold the default 2"):
+        @metric_function(spec)
+        def x_score(y_true, y_score, *, qid=None, k=None, threshold=2, sample_weight=None):
+            """X."""
+    assert "x" not in METRICS  # refused declarations register nothing
+
+
+def test_import_is_light_and_works_under_python_oo():
+    """``import sklearn_rank.metrics`` loads no scikit-learn, SciPy or pandas, and
+    the package works with docstrings stripped (python -OO)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "import sklearn_rank.metrics as m\n"
+            "heavy = sorted({'sklearn', 'scipy', 'pandas', 'lightgbm'} & set(sys.modules))\n"
+            "assert not heavy, heavy\n"
+            "assert m.ndcg_score.__doc__ is None or sys.flags.optimize < 2\n"
+            "print(m.ndcg_score([[3, 2, 3, 0, 1, 2]], [[6, 5, 4, 3, 2, 1]]),\n"
+            "      m.get_metric_names()[:2], m.evaluate([1, 0], [2, 1], qid=[1, 1]).mean)\n")
+    for flags in ([], ["-OO"]):
+        out = subprocess.run([sys.executable, *flags, "-c", code], capture_output=True,
+                             text=True, check=True).stdout
+        assert out.split() == ["0.9488107485678986", "['bpref',", "'cg']", "{'ndcg@10':",
+                               "1.0}"], flags

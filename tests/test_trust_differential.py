@@ -32,15 +32,15 @@ from hypothesis import strategies as st
 
 import sklearn_rank.metrics as metrics_module
 from sklearn_rank.metrics import evaluate, get_metric_names, parse_metric
-from sklearn_rank.metrics._registry import (
+from sklearn_rank.metrics._params import (
     CONVENTIONS,
     DISCOUNTS,
     EMPTY,
     GAINS,
-    METRICS,
     PARAMS,
     TIES,
 )
+from sklearn_rank.metrics._registry import METRICS
 
 # Examples per metric: 36 in CI (about 500 in all, a fixed set); the variable
 # sets the total of a long random run.
@@ -130,6 +130,7 @@ OPTIONS = {
     "threshold": st.sampled_from([1, 1.0, 2, 3, 0, 0.5, 2.5, -1, -0.5]),
     "capped": st.booleans(),
     "max_grade": st.sampled_from([4, 4.0, 5, 4.5, 3, 1, 0.5, 1100]),
+    "p": st.sampled_from([0.8, 0.5, 0.9, 0.95, 0.1, 0.99, 0, 1, 1.5, -0.5]),
 }
 _LABELS = {
     "int": [0, 1, 2, 3, 4],

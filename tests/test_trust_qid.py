@@ -356,8 +356,9 @@ def test_chunks_name_the_chunk_and_keep_one_kind_of_id():
 
 
 def test_a_string_is_not_a_sequence_of_ids():
-    with pytest.raises(ValueError, match=r"qid must be 1-D with one query id per row, got "
-                                         r"shape \(\)"):
+    # refused at the public boundary: a string is not array-like
+    with pytest.raises(ValueError, match=r"The 'qid' parameter of evaluate must be an "
+                                         r"array-like or None\. Got 'abc' instead"):
         evaluate([1, 0, 1], [0.3, 0.2, 0.1], qid="abc")
 
 

@@ -8,23 +8,23 @@ import numpy as np
 
 from .._validation import HasMethods, validate_params
 from ..metrics import MetricSpec
-from ..metrics._chunked import PerQuery
-from ..metrics._engine import _qid_array
 from ..metrics._evaluation import Evaluation
-from ..metrics._ranking import _todo
+from ..metrics._grouping import qid_array as _qid_array
+from ..metrics._inputs import prepare
+from ..metrics._plan import PerQuery, Plan
 
 __all__ = ["evaluate"]
 
 
-def _partition(frame, *, todo, label, score, qid, weight, keys):
+def _partition(frame, *, plan, label, score, qid, weight, keys):
     """Per-query values of one partition, as a pandas DataFrame (a row per query)."""
     import pandas as pd
 
     if len(frame) == 0:
         return _meta(frame[qid].dtype, keys)
-    part = PerQuery.compute(todo, np.asarray(frame[label]), np.asarray(frame[score]),
-                            np.asarray(frame[qid]),
-                            None if weight is None else np.asarray(frame[weight]))
+    part = plan.per_query(prepare(np.asarray(frame[label]), np.asarray(frame[score]),
+                                  np.asarray(frame[qid]),
+                                  None if weight is None else np.asarray(frame[weight])))
     columns = {"qid": part.qids,
                "weight": np.nan if part.weights is None else part.weights,
                "max_label": part.max_label}
@@ -108,8 +108,8 @@ def evaluate(ddf, *, label="label", score="score", qid="qid", weight=None,
     >>> ev.n_queries
     40
     """
-    todo = _todo(metrics, options)
-    keys = list(todo)
+    plan = Plan.of(metrics, options, caller="evaluate")
+    keys = plan.keys
     columns = [label, score, qid] + ([] if weight is None else [weight])
     missing = [c for c in columns if c not in ddf.columns]
     if missing:
@@ -117,14 +117,14 @@ def evaluate(ddf, *, label="label", score="score", qid="qid", weight=None,
                          f"{list(ddf.columns)}. Name the columns with label=, score=, qid=.")
     ddf = ddf[columns]
     if not aligned:
-        stable = [key for key, (_, p) in todo.items() if p.get("ties") == "stable"]
+        stable = [e.key for e in plan.entries if e.options["ties"] == "stable"]
         if stable:
             raise ValueError(
                 f"{stable[0]} breaks ties by row order (ties='stable'), which the shuffle on "
                 f"{qid!r} does not keep: pass aligned=True for data whose queries each sit "
                 "in one partition in their order, or use ties='average'.")
         ddf = ddf.shuffle(on=qid)
-    parts = ddf.map_partitions(_partition, todo=todo, label=label, score=score, qid=qid,
+    parts = ddf.map_partitions(_partition, plan=plan, label=label, score=score, qid=qid,
                                weight=weight, keys=keys, meta=_meta(ddf[qid].dtype, keys))
     frame = parts.compute()
     weights = None if weight is None else np.asarray(frame["weight"], dtype=np.float64)
@@ -134,5 +134,4 @@ def evaluate(ddf, *, label="label", score="score", qid="qid", weight=None,
                      for i, k in enumerate(keys)},
                     {k: np.asarray(frame[f"empty{i}"], dtype=bool) for i, k in enumerate(keys)},
                     weights, max_label)
-    return PerQuery.finish([part] if len(frame) else [], todo,
-                           where="the Dask DataFrame's partitions")
+    return plan.finish([part] if len(frame) else [], where="the Dask DataFrame's partitions")

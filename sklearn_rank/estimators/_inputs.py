@@ -7,7 +7,7 @@ from sklearn.utils.validation import check_consistent_length, check_X_y
 
 from .._compat import check_sample_weight, safe_indexing
 from .._queries import missing_qid_error
-from ..metrics._engine import group_rows
+from ..metrics._grouping import group_rows
 from ._inner import query_arguments
 
 __all__ = ["check_X", "check_fit_input", "sort_by_query"]

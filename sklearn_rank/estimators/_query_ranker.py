@@ -18,7 +18,7 @@ from .._queries import (
     qid_position,
     read_qid_column,
 )
-from ..metrics._ranking import evaluate
+from ..metrics._evaluate import evaluate
 from ._inner import check_labels, eval_arguments, fit_kind, refuse_query_arguments
 from ._inputs import check_fit_input, check_X, sort_by_query
 

@@ -6,25 +6,28 @@ The scorers (:func:`make_ranking_scorer`) are loaded on first use, so that
 
 from importlib import import_module
 
-from ._evaluation import Evaluation
-from ._ranking import (
-    bpref_score,
-    cumulative_gain_score,
-    dcg_score,
-    evaluate,
-    expected_reciprocal_rank_score,
+# The metric families register their metrics when imported.
+from ._average_precision import gmap_score, mean_average_precision_score
+from ._binary_metrics import (
     f1_at_k_score,
-    gmap_score,
-    hit_rate_score,
-    mean_average_precision_score,
-    mean_reciprocal_rank_score,
-    ndcg_score,
     precision_at_k_score,
     r_precision_score,
-    rank_eff_score,
+    rank_biased_precision_score,
     recall_at_k_score,
 )
-from ._registry import MetricSpec, get_metric_names, parse_metric
+from ._cascade_metrics import (
+    expected_reciprocal_rank_score,
+    hit_rate_score,
+    mean_reciprocal_rank_score,
+)
+from ._evaluate import evaluate
+from ._evaluation import Evaluation
+from ._gain_metrics import cumulative_gain_score, dcg_score, ndcg_score
+from ._preference_metrics import bpref_score, rank_eff_score
+from ._registry import document_metrics, get_metric_names
+from ._spec import MetricSpec, parse_metric
+
+document_metrics()
 
 _LAZY = {
     "evaluate_chunks": "._chunked",
@@ -56,6 +59,7 @@ __all__ = [
     "parse_metric",
     "precision_at_k_score",
     "r_precision_score",
+    "rank_biased_precision_score",
     "rank_eff_score",
     "recall_at_k_score",
     "xgboost_eval_metric",

@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import validate_params
-from ._ranking import evaluate
-from ._registry import MetricSpec, _spec_with
+from ._evaluate import evaluate
+from ._spec import MetricSpec
+from ._spec import spec_with as _spec_with
 
 __all__ = ["lightgbm_eval_metric", "xgboost_eval_metric"]
 

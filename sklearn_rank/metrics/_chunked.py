@@ -3,70 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 
-from ._engine import _qid_array, _scalar, prepare
+from .._validation import validate_params
 from ._evaluation import Evaluation
+from ._grouping import qid_array
+from ._inputs import prepare
+from ._plan import MIXED_WEIGHTS, Plan
 from ._qid import concatenate_ids, id_kind
-from ._ranking import _finish_all, _per_query, _todo, _warn_no_relevant
+from ._spec import MetricSpec
 
-__all__ = ["PerQuery", "evaluate_chunks"]
-
-_MIXED_WEIGHTS = "sample_weight must be given for every chunk or for none."
-
-
-@dataclass(eq=False)
-class PerQuery:
-    """Raw per-query results of some queries, before empty policies and means.
-
-    The unit of chunked and distributed evaluation: parts computed on disjoint
-    sets of queries are concatenated and finished once, which gives exactly
-    the numbers of an in-memory :func:`~sklearn_rank.metrics.evaluate`.
-    """
-
-    qids: np.ndarray
-    values: dict  # metric key -> raw per-query values
-    empty: dict  # metric key -> per-query bool: no relevant document
-    weights: np.ndarray | None
-    max_label: float
-
-    @classmethod
-    def compute(cls, todo, y_true, y_score, qid, sample_weight=None) -> PerQuery:
-        data = prepare(y_true, y_score, qid, sample_weight)
-        values, empty = _per_query(data, todo)
-        return cls(data.qids, values, empty, data.weights, float(data.labels.max()))
-
-    @staticmethod
-    def finish(parts: list[PerQuery], todo, where: str = "the stream") -> Evaluation:
-        """Concatenate parts over disjoint queries, sort by qid, and finish."""
-        if not parts:
-            raise ValueError("There is no row to evaluate: the chunks are empty.")
-        qids = concatenate_ids([p.qids for p in parts])
-        try:
-            order = np.argsort(qids, kind="stable")
-        except TypeError as exc:
-            raise TypeError(f"qid values cannot be compared with each other ({exc}); use "
-                            "query ids of a single type.") from None
-        qids = qids[order]
-        repeated = np.flatnonzero(qids[1:] == qids[:-1])
-        if repeated.shape[0]:
-            q = qids[repeated[0]]
-            raise ValueError(
-                f"Query {_scalar(q)!r} has rows in two places of "
-                f"{where}: each query's rows must be contiguous (sort the data by qid) or "
-                "kept in one partition."
-            )
-        weights = None
-        if any(p.weights is not None for p in parts):
-            if not all(p.weights is not None for p in parts):
-                raise ValueError(_MIXED_WEIGHTS)
-            weights = np.concatenate([p.weights for p in parts])[order]
-        values = {k: np.concatenate([p.values[k] for p in parts])[order] for k in todo}
-        empty = {k: np.concatenate([p.empty[k] for p in parts])[order] for k in todo}
-        _warn_no_relevant(max(p.max_label for p in parts), todo)
-        return _finish_all(qids, values, empty, weights, todo)
+__all__ = ["evaluate_chunks"]
 
 
 def _columns(chunk, names) -> list[np.ndarray]:
@@ -100,7 +49,7 @@ def _chunk_arrays(chunk, names, number: int, kinds: list) -> list:
     if arrays[2] is None:
         return arrays
     try:
-        arrays[2] = q = _qid_array(arrays[2])
+        arrays[2] = q = qid_array(arrays[2])
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"chunk {number} (rows numbered within the chunk): {exc}") from None
     if q.shape[0]:
@@ -120,6 +69,9 @@ def _kind_label(kind) -> str:
     return kind if isinstance(kind, str) else kind.__name__
 
 
+@validate_params({"chunks": [Iterable], "metrics": [str, MetricSpec, Iterable],
+                  "label": [str, Integral], "score": [str, Integral],
+                  "qid": [str, Integral, None], "weight": [str, Integral, None]})
 def evaluate_chunks(chunks: Iterable, *, metrics=("ndcg@10",), label="label", score="score",
                     qid="qid", weight=None, **options) -> Evaluation:
     """Evaluate ranking metrics over data streamed in chunks, in bounded memory.
@@ -138,9 +90,9 @@ def evaluate_chunks(chunks: Iterable, *, metrics=("ndcg@10",), label="label", sc
         keeps what it has read until the iterator ends.
     metrics : str or list of str, default=("ndcg@10",)
         Metric specs, as for :func:`evaluate`.
-    label, score, qid, weight : str, default="label", "score", "qid", None
-        Column names for table chunks; ``weight`` names an optional column of
-        sample weights.
+    label, score, qid, weight : str or int, default="label", "score", "qid", None
+        Column names (or positions) for table chunks; ``weight`` names an
+        optional column of sample weights. Tuple chunks ignore them.
     **options
         Options of the metrics, as for :func:`evaluate`.
 
@@ -169,33 +121,47 @@ def evaluate_chunks(chunks: Iterable, *, metrics=("ndcg@10",), label="label", sc
     >>> streamed == evaluate(y, s, qid=qid, metrics=["ndcg@10", "map"])
     True
     """
-    todo = _todo(metrics, options)
-    parts, carry, weighted, kinds = [], None, None, []
+    plan = Plan.of(metrics, options, caller="evaluate_chunks")
+    return plan.finish([plan.per_query(prepare(*arrays))
+                        for arrays in _whole_queries(chunks, (label, score, qid, weight))])
+
+
+def _whole_queries(chunks: Iterable, names):
+    """The rows of the chunks as arrays ``(y_true, y_score, qid, sample_weight)``
+    of whole queries: the rows of the last query of a chunk are held back and
+    joined to the next chunk's."""
+    carry, weighted, kinds = None, None, []
     for number, chunk in enumerate(chunks):
-        arrays = _chunk_arrays(chunk, (label, score, qid, weight), number, kinds)
+        arrays = _chunk_arrays(chunk, names, number, kinds)
         if weighted is None:
             weighted = arrays[3] is not None
         elif weighted != (arrays[3] is not None):
-            raise ValueError(_MIXED_WEIGHTS)
+            raise ValueError(MIXED_WEIGHTS)
         if carry is not None:
-            arrays = [c if a is None else concatenate_ids((c, a)) if i == 2
-                      else np.concatenate((c, a))
-                      for i, (c, a) in enumerate(zip(carry, arrays, strict=True))]
+            arrays = _joined(carry, arrays)
         q = arrays[2]
         if q is None:
             raise ValueError("A chunk has no query ids: pass tuples (y_true, y_score, qid) or "
                              "tables with a query-id column (qid=... names it).")
         if q.shape[0] == 0:
             continue
-        # The last query may go on in the next chunk: hold its rows back.
-        last = np.empty(1, dtype=q.dtype)
-        last[0] = q[-1]  # a 1-element array: a tuple id is one value, not a row
-        other = np.flatnonzero(q != last)
-        cut = 0 if other.shape[0] == 0 else other[-1] + 1
+        cut = _last_query_start(q)
         carry = [None if a is None else a[cut:] for a in arrays]
         if cut:
-            parts.append(PerQuery.compute(todo, *(None if a is None else a[:cut]
-                                                  for a in arrays)))
+            yield [None if a is None else a[:cut] for a in arrays]
     if carry is not None:
-        parts.append(PerQuery.compute(todo, *carry))
-    return PerQuery.finish(parts, todo)
+        yield carry
+
+
+def _joined(carry: list, arrays: list) -> list:
+    """The rows held back from the previous chunks followed by a chunk's."""
+    return [c if a is None else concatenate_ids((c, a)) if i == 2 else np.concatenate((c, a))
+            for i, (c, a) in enumerate(zip(carry, arrays, strict=True))]
+
+
+def _last_query_start(q: np.ndarray) -> int:
+    """Where the rows of the last query begin (it may go on in the next chunk)."""
+    last = np.empty(1, dtype=q.dtype)
+    last[0] = q[-1]  # a 1-element array: a tuple id is one value, not a row
+    other = np.flatnonzero(q != last)
+    return 0 if other.shape[0] == 0 else int(other[-1]) + 1

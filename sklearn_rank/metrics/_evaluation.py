@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._registry import parse_metric
+from ._spec import parse
 
 __all__ = ["Evaluation"]
 
@@ -20,7 +20,7 @@ class _SpecDict(dict):
         if dict.__contains__(self, key):
             return key
         try:
-            return str(parse_metric(key))
+            return str(parse(key))
         except (TypeError, ValueError):
             return key
 

@@ -12,9 +12,12 @@ from sklearn.utils.metadata_routing import MetadataRequest
 from .._compat import ScorerHooksMixin
 from .._queries import ROUTING_FIX, frame_qid, missing_qid_error
 from .._validation import validate_params
-from ._engine import query_codes
-from ._ranking import evaluate
-from ._registry import METRICS, MetricSpec, _build, _spec_with
+from ._evaluate import evaluate
+from ._grouping import query_codes
+from ._registry import METRICS
+from ._spec import MetricSpec
+from ._spec import build as _build
+from ._spec import spec_with as _spec_with
 
 __all__ = ["RankingScorer", "make_ranking_scorer", "query_ids_for"]
 

@@ -26,13 +26,11 @@ import ast
 import math
 import re
 import warnings
-from numbers import Integral, Real
+from numbers import Real
 from typing import Any
 
-import numpy as np
-
-__all__ = ["MAX_DIGITS", "MAX_INT", "MAX_LENGTH", "SYNTAX", "check_number", "check_text",
-           "literal", "parse_expression", "shown"]
+__all__ = ["MAX_DIGITS", "MAX_INT", "MAX_LENGTH", "SYNTAX", "check_text", "literal",
+           "parse_expression", "shown"]
 
 #: Longest spec accepted, in characters (room for a table of 150 gains; the
 #: longest spec parses in about 10 ms, ~5 µs a character, mostly in Python's parser).
@@ -117,21 +115,3 @@ def literal(node: ast.expr, option: str, spec: str) -> Any:
     if not items:
         raise ValueError(f"In metric spec {shown(spec)}, the value of {option!r} is empty.")
     return value
-
-
-def _describe(value: int) -> str:
-    if value.bit_length() <= 128:
-        return repr(int(value))
-    return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
-
-
-def check_number(name: str, value, caller: str, *, numeric: bool) -> None:
-    """Refuse integers beyond 2**63 - 1 in absolute value and, for a ``numeric`` option, a
-    boolean (scikit-learn's validation counts True as the integer 1)."""
-    if numeric and isinstance(value, bool | np.bool_):
-        raise ValueError(f"The {name!r} parameter of {caller} must be a number, got {value!r}.")
-    if isinstance(value, Integral) and not isinstance(value, bool) and abs(value) > MAX_INT:
-        hint = (" (a cut-off larger than a query is clipped to its length: leave k out for "
-                "the whole list)" if name == "k" else " (write a float, e.g. 1e20)")
-        raise ValueError(f"The {name!r} parameter of {caller} must be at most 2**63 - 1 in "
-                         f"absolute value, got {_describe(value)}{hint}.")

@@ -46,14 +46,14 @@ __all__ = ["cascade_ties"]
 _BUDGET = 2.0**-55
 
 
-def cascade_ties(rank, key, func, weights: np.ndarray) -> np.ndarray:
+def cascade_ties(rank, col, weights: np.ndarray) -> np.ndarray:
     """Expected cascade value of each tie row of ``rank`` (see module docs).
 
-    ``func`` maps labels to stop probabilities in [0, 1]; ``weights[r]`` is
+    ``col`` is a column of stop probabilities in [0, 1]; ``weights[r]`` is
     the gain of a stop at 0-based rank r < len(weights), non-increasing.
     """
     cut = weights.shape[0]
-    _, gend, stop = rank.tie_values(key, func, cut)
+    _, gend, stop = rank.tie_values(col, cut)
     rows, a, size = rank.tie_group_list(cut)
     n_rows, span = stop.shape
     # Reach of each group: the continue probabilities of the ranks above it.

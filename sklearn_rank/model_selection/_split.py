@@ -11,7 +11,7 @@ from sklearn.utils import check_random_state
 
 from .._compat import Interval, RealNotInt, validate_parameter_constraints
 from .._queries import QID_COLUMN, has_qid_column, missing_qid_error
-from ..metrics._engine import query_codes
+from ..metrics._grouping import query_codes
 
 __all__ = ["QueryKFold", "QueryShuffleSplit"]
 

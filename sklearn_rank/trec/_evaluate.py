@@ -15,9 +15,11 @@ import numpy as np
 
 from .._validation import HasMethods, Interval, validate_params
 from ..metrics import MetricSpec
-from ..metrics._engine import _runs_of, ranked_data
+from ..metrics._data import ranked_data
 from ..metrics._evaluation import Evaluation
-from ..metrics._ranking import _check_options, _compute, _specs
+from ..metrics._grouping import runs_of as _runs_of
+from ..metrics._plan import Plan
+from ..metrics._spec import parse_specs
 from ._io import read_qrels, read_run
 from ._join import match_rows, query_codes
 from ._tables import Qrels, Run
@@ -164,14 +166,14 @@ def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
     (trec_eval's convention by default, ``threshold`` from
     ``relevance_level``), then compute them on the ranked columns that
     ``columns()`` gives (the arguments of ``ranked_data``)."""
-    specs = _specs(metrics)
+    specs = parse_specs(metrics)
     options = {"convention": "trec_eval", **options}
     if any("threshold" in s.info.params for s in specs):
         options.setdefault("threshold", relevance_level)
-    _check_options(options, specs)
+    plan = Plan.of(specs, options, caller="evaluate_run")
     labels, lengths, qids, n_retrieved, judged = columns()
-    data = ranked_data(labels, lengths, qids, n_retrieved=n_retrieved, judged=judged)
-    return _compute(data, specs, options)
+    return plan.evaluate(ranked_data(labels, lengths, qids, n_retrieved=n_retrieved,
+                                     judged=judged))
 
 
 def _trec_columns(qrels: Qrels, run: Run, complete: bool, judged_only: bool):

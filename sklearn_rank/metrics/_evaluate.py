@@ -1,0 +1,76 @@
+"""Evaluating several ranking metrics at once: :func:`evaluate`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .._validation import validate_params
+from ._evaluation import Evaluation
+from ._inputs import prepare
+from ._plan import Plan
+from ._spec import MetricSpec
+
+__all__ = ["evaluate"]
+
+
+@validate_params({"y_true": ["array-like"], "y_score": ["array-like"],
+                  "qid": ["array-like", None], "metrics": [str, MetricSpec, Iterable],
+                  "sample_weight": ["array-like", None]})
+def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10",), sample_weight=None,
+             **options) -> Evaluation:
+    """Evaluate several ranking metrics per query, ranking each query once.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,) or (n_queries, n_docs)
+        Graded relevance labels (non-negative for gain-based metrics).
+    y_score : array-like of the same shape as ``y_true``
+        Predicted scores; higher ranks first.
+    qid : array-like of shape (n_rows,), default=None
+        Query id of each row, of any hashable dtype (int, str, object, pandas
+        Series). Rows may come in any order and a query's rows need not be
+        contiguous. Required for 1-D input; must be None for the 2-D layout of
+        :func:`sklearn.metrics.ndcg_score`, where each row is a query.
+    metrics : str, MetricSpec or list of them, default=("ndcg@10",)
+        Metric specs such as ``"ndcg@10"``, ``"dcg(gain='linear')@5"`` or
+        ``"ndcg@10-"`` (see :func:`parse_metric` and :func:`get_metric_names`).
+    sample_weight : array-like of shape (n_rows,) or (n_queries,), default=None
+        Per-row weights (1-D layout; a query's weight is the mean of its rows'
+        weights, LightGBM's rule) or per-query weights (2-D layout).
+    **options
+        Options applied to every metric that takes them and does not set them
+        in its spec (``gain``, ``discount``, ``log_base``, ``ties``, ``empty``,
+        ``convention``). The cut-off belongs in the spec (``"ndcg@10"``).
+
+    Returns
+    -------
+    evaluation : Evaluation
+        Per-query values (``.per_query``), means (``.mean``), ``.qids``,
+        ``.n_queries`` and ``.n_empty``, keyed by canonical spec.
+
+    See Also
+    --------
+    ndcg_score : One metric as a float.
+    parse_metric : The spec grammar.
+
+    Notes
+    -----
+    The inputs are validated and grouped once and every query is ranked once
+    per tie policy in use, whatever the number of metrics.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import evaluate
+    >>> y_true = [3, 2, 3, 0, 1, 2, 0, 1]
+    >>> y_score = [.9, .8, .7, .6, .5, .4, .2, .1]
+    >>> qid = ["a"] * 6 + ["b"] * 2
+    >>> ev = evaluate(y_true, y_score, qid=qid, metrics=["ndcg@3", "dcg(gain='linear')"])
+    >>> ev.per_query["ndcg@3"].round(4)
+    array([0.9595, 0.6309])
+    >>> round(ev.mean["ndcg@3"], 4)
+    0.7952
+    >>> ev.qids
+    array(['a', 'b'], dtype='<U1')
+    """
+    plan = Plan.of(metrics, options, caller="evaluate")
+    return plan.evaluate(prepare(y_true, y_score, qid, sample_weight))

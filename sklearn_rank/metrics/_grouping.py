@@ -1,0 +1,262 @@
+"""Grouping rows by query id: one O(n) pass when the ids are contiguous, one
+stable grouping sort otherwise (DESIGN §6).
+
+Ids are validated first (:mod:`._qid`). Integer ids in a dense range are
+grouped with a presence table, strings by a hash
+(:func:`sklearn_rank._hashing.hash_words`, the hashing module shared with TREC
+evaluation) verified exactly, anything else by NumPy's sort.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._hashing import hash_words
+from ._qid import qid_values
+
+__all__ = ["RowIds", "group", "group_rows", "qid_array", "query_codes", "runs_at", "runs_of"]
+
+# Row chunk for whole-array passes over big inputs: temporaries stay small
+# (no page faults on fresh 100 MB arrays at 12M rows) and cache-friendly.
+_CHUNK = 1 << 20
+
+
+def _string_codes(values: np.ndarray) -> np.ndarray:
+    """32-bit codes of fixed-width unicode strings: the high half of
+    :func:`~sklearn_rank._hashing.hash_words` of their bytes, read in place as
+    8-byte words (the last one zero-extended), so equal strings get equal codes
+    whatever the width (NUL padding adds nothing). Distinct strings may share a
+    code: the caller verifies."""
+    raw = np.ascontiguousarray(values)
+    n, width = raw.shape[0], raw.dtype.itemsize
+
+    def word(at: int) -> np.ndarray:  # bytes at..at+7 of every string (unaligned views)
+        if at + 8 <= width:
+            return np.ndarray((n,), dtype=np.uint64, buffer=raw, offset=at, strides=(width,))
+        return np.ndarray((n,), dtype=np.uint32, buffer=raw, offset=at,
+                          strides=(width,)).astype(np.uint64)  # 'U': 4 bytes left
+
+    return hash_words(word(at) for at in range(0, width, 8)) >> np.uint64(32)
+
+
+def _chunks(n: int):
+    for lo in range(0, n, _CHUNK):
+        yield slice(lo, min(lo + _CHUNK, n))
+
+
+def _sort_keys(codes, n: int | None = None) -> np.ndarray:
+    """Sorted 64-bit keys ``code << 32 | position`` of non-negative codes < 2**32.
+
+    ``codes`` is an array, or a function of a slice giving the codes of those
+    positions (so big inputs are encoded chunk by chunk). Keys are unique, so
+    the fast unstable value sort is stable; the low bits of the sorted keys are
+    a stable argsort of the codes and the high bits the sorted codes (measured
+    3x faster than ``argsort(kind="stable")``).
+    """
+    get = codes if callable(codes) else codes.__getitem__
+    n = codes.shape[0] if n is None else n
+    key = np.empty(n, dtype=np.uint64)
+    for part in _chunks(n):
+        chunk = key[part]
+        chunk[:] = get(part)
+        chunk <<= np.uint64(32)
+        chunk |= np.arange(part.start, part.stop, dtype=np.uint64)
+    key.sort()
+    return key
+
+
+def runs_of(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Starts and lengths of the runs of equal consecutive ids (none without ids)."""
+    return runs_at(ids[1:] != ids[:-1], ids.shape[0])
+
+
+def runs_at(changes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Starts and lengths of the runs of ``n`` values, ``changes[i]`` telling
+    whether value i + 1 differs from value i."""
+    starts = np.flatnonzero(changes) + 1
+    if n:
+        starts = np.concatenate(([0], starts))
+    return starts, np.diff(np.append(starts, n))
+
+
+def _low(keys: np.ndarray) -> np.ndarray:
+    return (keys & np.uint64(0xFFFFFFFF)).astype(np.intp)
+
+
+def _boundaries(keys: np.ndarray) -> np.ndarray:
+    """Positions where the high 32 bits of sorted keys change (0 included)."""
+    n = keys.shape[0]
+    out = [np.zeros(1, dtype=np.intp)]
+    for part in _chunks(n - 1):
+        high = keys[part.start:part.stop + 1] >> np.uint64(32)
+        out.append(np.flatnonzero(high[1:] != high[:-1]) + (part.start + 1))
+    return np.concatenate(out)
+
+
+def _segments(v: np.ndarray):
+    """Group equal values of ``v``.
+
+    Returns ``(by, bounds, rank, uniques)``: ``by`` is a stable permutation of
+    ``v`` that makes equal values contiguous, ``bounds`` the start of each
+    segment in ``by`` (segments in any order), ``rank`` the position of each
+    segment's value in ``uniques``, the sorted unique values.
+    """
+    n = v.shape[0]
+    if n >= 1 << 32:  # pragma: no cover - beyond packed keys
+        uniques, codes = _unique(v)
+        by = np.argsort(codes, kind="stable")
+        bounds = np.flatnonzero(np.diff(codes[by], prepend=-1))
+        return by, bounds, np.arange(uniques.shape[0]), uniques
+    if v.dtype.kind in "iu":
+        lo, hi = int(v.min()), int(v.max())
+        if hi - lo <= 4 * n + 1024:  # dense ids: a presence table, O(n + range)
+            present = np.zeros(hi - lo + 1, dtype=bool)
+            shifted = (v - lo).astype(np.intp, copy=False)
+            present[shifted] = True
+            codes = (np.cumsum(present) - 1)[shifted]
+            uniques = np.flatnonzero(present).astype(v.dtype) + v.dtype.type(lo)
+            return _by_codes(codes, uniques)
+    elif v.dtype.kind == "U" and v.dtype.itemsize > 0:
+        # Sorting strings is slow: group by a 32-bit code, check that no two
+        # distinct strings share a hash, and sort only the unique strings.
+        keys = _sort_keys(lambda part: _string_codes(v[part]), n)
+        by = _low(keys)
+        bounds = _boundaries(keys)
+        del keys
+        firsts = v[by[bounds]]
+        sizes = np.diff(np.append(bounds, n))
+        segment = np.empty(n, dtype=np.intp)
+        segment[by] = np.repeat(np.arange(bounds.shape[0]), sizes)
+        # No collision: every string equals its segment's first (gathers from a
+        # small array, chunk by chunk).
+        if all(np.array_equal(firsts[segment[part]], v[part]) for part in _chunks(n)):
+            srt = np.argsort(firsts, kind="stable")
+            rank = np.empty_like(srt)
+            rank[srt] = np.arange(srt.shape[0])
+            return by, bounds, rank, firsts[srt]
+    return _by_codes(*_unique(v)[::-1])
+
+
+def _by_codes(codes: np.ndarray, uniques: np.ndarray):
+    """:func:`_segments` from codes that already are ranks: segments come sorted."""
+    keys = _sort_keys(codes)
+    return _low(keys), _boundaries(keys), np.arange(uniques.shape[0]), uniques
+
+
+def _unique(v: np.ndarray):
+    try:
+        return np.unique(v, return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(
+            f"qid values cannot be compared with each other ({exc}); use query ids "
+            "of a single type, e.g. all int or all str."
+        ) from None
+
+
+def _factorize(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted unique values of ``q`` and the code (rank) of every element."""
+    by, bounds, rank, uniques = _segments(q)
+    codes = np.empty(q.shape[0], dtype=np.intp)
+    codes[by] = np.repeat(rank, np.diff(np.append(bounds, q.shape[0])))
+    return uniques, codes
+
+
+def _expand(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Concatenation of ``arange(start, start + size)`` over the pairs."""
+    ends = np.cumsum(sizes)
+    return np.arange(ends[-1]) + np.repeat(starts - (ends - sizes), sizes)
+
+
+def _in_id_order(by, bounds, rank, total):
+    """The elements of ``by`` with segments taken in id order, and segment sizes."""
+    sizes = np.diff(np.append(bounds, total))
+    if (rank == np.arange(rank.shape[0])).all():
+        return by, sizes  # segments already in id order
+    in_order = np.argsort(rank)
+    sizes = sizes[in_order]
+    return by[_expand(bounds[in_order], sizes)], sizes
+
+
+def group(q: np.ndarray):
+    """Group rows by query id.
+
+    Returns ``(order, starts, seg_pos, qids)``: ``order`` is the stable row
+    permutation that makes queries contiguous (None when they already are),
+    ``starts`` the offset of each query in grouped order, ``seg_pos`` the
+    position in ``qids`` of each grouped query (None when they follow the
+    sorted order) and ``qids`` the sorted unique ids.
+
+    An O(n) comparison finds the runs of equal consecutive ids. Long runs
+    (the usual case: grouped or nearly grouped data) are grouped as runs —
+    the data are contiguous exactly when no id owns two runs — and expanded
+    back to rows; short runs (shuffled rows) are grouped as rows. Either way
+    the values are grouped once (:func:`_segments`) and segments are put in id
+    order as wholes, never by a second sort.
+    """
+    n = q.shape[0]
+    run_starts, _ = runs_of(q)
+    r = run_starts.shape[0]
+    if r > n // 4:  # short runs: group the rows themselves
+        by, bounds, rank, qids = _segments(q)
+        m = qids.shape[0]
+        if m == r:  # every query one run: contiguous, no row moves
+            first_row = by[bounds]
+            seg_pos = rank[np.argsort(first_row)]
+            return None, run_starts, (None if (seg_pos == np.arange(m)).all() else seg_pos), qids
+        order, sizes = _in_id_order(by, bounds, rank, n)
+        return order, np.concatenate(([0], np.cumsum(sizes)[:-1])), None, qids
+    by, bounds, rank, qids = _segments(q[run_starts])
+    m = qids.shape[0]
+    if m == r:  # already contiguous: no row moves
+        seg_pos = np.empty(m, dtype=np.intp)
+        seg_pos[by] = rank  # each segment is a single run
+        return None, run_starts, (None if (seg_pos == np.arange(m)).all() else seg_pos), qids
+    run_order, runs_per_query = _in_id_order(by, bounds, rank, r)
+    run_lengths = np.diff(np.append(run_starts, n))[run_order]
+    order = _expand(run_starts[run_order], run_lengths)
+    first_run = np.concatenate(([0], np.cumsum(runs_per_query)[:-1]))
+    rows_per_query = np.add.reduceat(run_lengths, first_run)
+    return order, np.concatenate(([0], np.cumsum(rows_per_query)[:-1])), None, qids
+
+
+class RowIds:
+    """The query id of each row, looked up in the sorted ids when asked (for
+    messages) rather than copied out for every row."""
+
+    __slots__ = ("codes", "labels")
+
+    def __init__(self, codes: np.ndarray, labels: np.ndarray):
+        self.codes, self.labels = codes, labels
+
+    def __getitem__(self, row):
+        return self.labels[self.codes[row]]
+
+
+def qid_array(qid, name: str = "qid") -> np.ndarray:
+    """Validated query ids as an array of the ids themselves (see :mod:`._qid`).
+
+    Ids coded against their sorted values come back as Python objects: one
+    reference per row, never one fixed-width copy of a long id per row.
+    """
+    q, labels = qid_values(qid, name)
+    return q if labels is None else labels.astype(object)[q]
+
+
+def query_codes(qid, name: str = "qid") -> tuple[np.ndarray, np.ndarray]:
+    """Validated query ids: the sorted unique ids and the code of every row."""
+    q, labels = qid_values(qid, name)
+    if q.shape[0] == 0:
+        raise ValueError(f"{name} is empty; pass one query id per row.")
+    if labels is not None:  # codes already are ranks among the sorted ids
+        return labels, q
+    return _factorize(q)
+
+
+def group_rows(qid, name: str = "qid") -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """Stable row order that makes queries contiguous (None if they are), and
+    the first row and size of each query in that order."""
+    q, _ = qid_values(qid, name)
+    if q.shape[0] == 0:
+        raise ValueError(f"{name} is empty; pass one query id per row.")
+    order, starts, _, _ = group(q)
+    return order, starts, np.diff(np.append(starts, q.shape[0]))

@@ -1,0 +1,299 @@
+"""The evaluation plan: metrics and options, checked and resolved once.
+
+Every way of evaluating — :func:`~sklearn_rank.metrics.evaluate`, the metric
+functions, :func:`~sklearn_rank.metrics.evaluate_chunks`, TREC runs and Dask —
+builds one :class:`Plan` from its metrics and options, then::
+
+    plan.check(data)          # the labels each metric needs, once per column
+    part = plan.per_query(data)   # raw per-query values: PerQuery
+    plan.finish([part, ...])  # empty-query policies and means: Evaluation
+
+Parts computed on disjoint sets of queries (chunks, partitions) are finished
+together, which gives exactly the numbers of an in-memory evaluation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._blocks import iter_rankings
+from ._columns import checked_columns
+from ._data import scalar
+from ._evaluation import Evaluation
+from ._params import check_options
+from ._qid import concatenate_ids
+from ._registry import closest
+from ._spec import MetricSpec, parse_specs
+from ._warnings import warn
+
+__all__ = ["MIXED_WEIGHTS", "Entry", "PerQuery", "Plan"]
+
+_EMPTY_VALUE = {"zero": 0.0, "one": 1.0, "skip": np.nan, "nan": np.nan}
+# trec_eval's gm_map floor: a query with AP 0 counts as 1e-5 in the geometric mean.
+GEOMETRIC_FLOOR = 1e-5
+MIXED_WEIGHTS = "sample_weight must be given for every chunk or for none."
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One metric of a plan: its result key, spec and resolved options."""
+
+    key: str
+    spec: MetricSpec
+    options: Mapping[str, Any]
+
+    @property
+    def metric(self):
+        """The metric's registered definition."""
+        return self.spec.info
+
+
+@dataclass(eq=False)
+class PerQuery:
+    """Raw per-query results of some queries, before empty policies and means.
+
+    The unit of chunked and distributed evaluation: parts computed on disjoint
+    sets of queries are concatenated and finished once (:meth:`Plan.finish`).
+    ``ordered`` tells that the ids are sorted and unique (one prepared data
+    set), so a single part needs no sort.
+    """
+
+    qids: np.ndarray
+    values: dict  # metric key -> raw per-query values
+    empty: dict  # metric key -> per-query bool: no relevant document
+    weights: np.ndarray | None
+    max_label: float
+    ordered: bool = False
+
+
+class Plan:
+    """Metrics with their resolved options, in the order asked, duplicates merged.
+
+    Build it with :meth:`of` (specs and options from a user) or
+    :meth:`resolved` (specs already validated).
+    """
+
+    def __init__(self, entries: Iterable[Entry]):
+        self.entries = tuple(entries)
+
+    @classmethod
+    def of(cls, metrics, options: Mapping[str, Any], *, caller: str) -> Plan:
+        """Parse ``metrics``, check ``options`` against them (``caller``
+        names the public function in messages) and resolve."""
+        specs = parse_specs(metrics)
+        accepted = {p for s in specs for p in s.info.params if p != "k"}
+        for name in options:
+            if name not in accepted:
+                hint = (" Write the cut-off in the spec instead, e.g. 'ndcg@10'."
+                        if name == "k" else closest(name, accepted))
+                raise TypeError(
+                    f"{caller}() got an option {name!r} that none of the metrics "
+                    f"{[str(s) for s in specs]} takes.{hint} Options they take: "
+                    f"{', '.join(sorted(accepted))}."
+                )
+        check_options(options, caller)
+        return cls.resolved(specs, options)
+
+    @classmethod
+    def resolved(cls, specs: Iterable[MetricSpec], options: Mapping[str, Any] = None) -> Plan:
+        """The plan of validated specs under validated ``options``."""
+        options = options or {}
+        entries: dict[str, Entry] = {}
+        for spec in specs:
+            key = str(spec)
+            entry = Entry(key, spec, spec.resolve(options))
+            if key in entries and entries[key].options != entry.options:
+                raise ValueError(
+                    f"Two metrics print as {key!r} but mean different things once the "
+                    f"options {sorted(options)} apply; write the differing option in "
+                    "both specs."
+                )
+            entries.setdefault(key, entry)
+        return cls(entries.values())
+
+    @property
+    def keys(self) -> list[str]:
+        """The result keys (canonical specs), in order."""
+        return [entry.key for entry in self.entries]
+
+    def check(self, data) -> None:
+        """Refuse labels a metric cannot take: each column checked once."""
+        checked = set()
+        for entry in self.entries:
+            for col in checked_columns(entry.options):
+                if col not in checked:
+                    col.check(data, entry.key)
+                    checked.add(col)
+
+    def per_query(self, data) -> PerQuery:
+        """Check ``data`` and compute every metric per query, ranking each
+        block once per tie policy."""
+        self.check(data)
+        m = data.n_queries
+        values = {key: np.empty(m) for key in self.keys}
+        empty = {key: np.empty(m, dtype=bool) for key in self.keys}
+        policies = sorted({entry.options["ties"] for entry in self.entries})
+        # Kernels may overflow only where the metric's value itself does (a DCG
+        # beyond float64): that is reported below, not as NumPy warnings.
+        with np.errstate(over="ignore", invalid="ignore"):
+            for block in iter_rankings(data, policies):
+                for entry in self.entries:
+                    rank = block[entry.options["ties"]]
+                    v, e = entry.metric.kernel(rank, entry.options, entry.spec.k)
+                    values[entry.key][rank.segments] = v
+                    empty[entry.key][rank.segments] = e
+        values = {key: data.to_query_order(v) for key, v in values.items()}
+        for key, v in values.items():
+            _check_overflow(key, v, data)
+        return PerQuery(data.qids, values,
+                        {key: data.to_query_order(e) for key, e in empty.items()},
+                        data.weights, float(data.labels.max()), ordered=True)
+
+    def evaluate(self, data) -> Evaluation:
+        """:meth:`finish` of the :meth:`per_query` values of ``data``."""
+        return self.finish([self.per_query(data)])
+
+    def finish(self, parts: list[PerQuery], *, where: str = "the stream") -> Evaluation:
+        """Concatenate parts over disjoint queries, sort by qid, apply the
+        empty-query policies and average (``where`` names the source of the
+        parts in messages)."""
+        if not parts:
+            raise ValueError("There is no row to evaluate: the chunks are empty.")
+        if len(parts) == 1 and parts[0].ordered:
+            part = parts[0]
+        else:
+            part = _concatenate(parts, self.keys, where)
+        self._warn_no_relevant(max(p.max_label for p in parts))
+        per_query, means, n_empty = {}, {}, {}
+        for entry in self.entries:
+            key = entry.key
+            per_query[key], means[key], n_empty[key] = _finish(
+                entry, part.values[key], part.empty[key], part.qids, part.weights)
+        return Evaluation(part.qids, per_query, means, n_empty, part.weights,
+                          [entry.spec for entry in self.entries])
+
+    def _warn_no_relevant(self, max_label: float) -> None:
+        """Warn once per threshold that leaves no relevant document in any query."""
+        thresholds: dict[float, list[str]] = {}
+        for entry in self.entries:
+            if "threshold" in entry.options:
+                thresholds.setdefault(entry.options["threshold"], []).append(entry.key)
+        for threshold, keys in thresholds.items():
+            if not max_label >= threshold:
+                warn(f"No document has a label >= threshold={threshold:g} (the highest label "
+                     f"is {max_label:g}), so every query is empty for {', '.join(keys)}; "
+                     "lower the threshold.", UserWarning)
+
+
+def _concatenate(parts: list[PerQuery], keys: list[str], where: str) -> PerQuery:
+    """One part of the parts' queries, sorted by qid; a query in two parts is an error."""
+    qids, order = _sorted_ids(parts, where)
+    weights = None
+    if any(p.weights is not None for p in parts):
+        if not all(p.weights is not None for p in parts):
+            raise ValueError(MIXED_WEIGHTS)
+        weights = np.concatenate([p.weights for p in parts])[order]
+    values = {k: np.concatenate([p.values[k] for p in parts])[order] for k in keys}
+    empty = {k: np.concatenate([p.empty[k] for p in parts])[order] for k in keys}
+    return PerQuery(qids, values, empty, weights, max(p.max_label for p in parts), True)
+
+
+def _sorted_ids(parts: list[PerQuery], where: str) -> tuple[np.ndarray, np.ndarray]:
+    """The parts' query ids sorted, and the order that sorts them; each id once."""
+    qids = concatenate_ids([p.qids for p in parts])
+    try:
+        order = np.argsort(qids, kind="stable")
+    except TypeError as exc:
+        raise TypeError(f"qid values cannot be compared with each other ({exc}); use "
+                        "query ids of a single type.") from None
+    qids = qids[order]
+    repeated = np.flatnonzero(qids[1:] == qids[:-1])
+    if repeated.shape[0]:
+        raise ValueError(
+            f"Query {scalar(qids[repeated[0]])!r} has rows in two places of "
+            f"{where}: each query's rows must be contiguous (sort the data by qid) or "
+            "kept in one partition."
+        )
+    return qids, order
+
+
+def _check_overflow(key: str, values: np.ndarray, data) -> None:
+    """Refuse a metric value beyond float64 (DESIGN §8: the right number or an error)."""
+    bad = ~np.isfinite(values)
+    if not bad.any():
+        return
+    first = scalar(data.qids[np.flatnonzero(bad)[0]])
+    raise ValueError(
+        f"{key} of {int(bad.sum())} quer{'y' if bad.sum() == 1 else 'ies'} (first: query "
+        f"{first!r}) exceeds float64 (about 1.8e308): the gains of y_true (highest label "
+        f"{data.labels.max():g}) or the discounts are too large. NDCG, a ratio, is computed "
+        "scale-free; for this metric use smaller gains (gain='linear' or a label -> gain "
+        "mapping) or rescale y_true."
+    )
+
+
+def _finish(entry: Entry, values, empty, qids, weights):
+    """Apply the empty-query policy and average over queries."""
+    key, policy = entry.key, entry.options["empty"]
+    n_empty = int(empty.sum())
+    if n_empty:
+        if policy == "raise":
+            raise ValueError(
+                f"{key}: {n_empty} of {values.shape[0]} queries have no relevant document "
+                f"(first: query {scalar(qids[empty][0])!r}) and "
+                "empty='raise'; choose empty='zero', 'one', 'skip' or 'nan' to score them."
+            )
+        values[empty] = _EMPTY_VALUE[policy]
+    if policy == "nan" and n_empty:
+        return values, float("nan"), n_empty
+    counted = ~np.isnan(values)
+    w = None if weights is None else weights[counted]
+    if not (counted.any() if w is None else (w > 0).any()):
+        warn(f"{key} is undefined: no query is counted (all {n_empty} queries have no "
+             "relevant document and empty='skip', or their weights are zero); "
+             "returning NaN.", RuntimeWarning)
+        return values, float("nan"), n_empty
+    v = values[counted]
+    if entry.metric.aggregate == "geometric":
+        return values, float(np.exp(scaled_mean(np.log(np.maximum(v, GEOMETRIC_FLOOR)), w))), \
+            n_empty
+    return values, scaled_mean(v, w), n_empty
+
+
+def scaled_mean(values: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """The (weighted) mean of finite values, without intermediate overflow.
+
+    Weights whose largest is outside [2**-500, 2**500] are first divided by a
+    power of two near it (exact; subnormal weights keep their precision), and
+    when a sum still overflows (values near 1e308) the values are scaled the
+    same way. Otherwise this is the plain formula, bit for bit.
+    """
+    if weights is not None:
+        top_w = _exponent(weights)
+        if abs(top_w) > 500:
+            weights = np.ldexp(weights, -top_w)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if weights is None:
+            top, bottom = values.sum(), values.shape[0]
+        else:
+            top, bottom = (values * weights).sum(), weights.sum()
+    if np.isfinite(top) and np.isfinite(bottom):
+        return float(top / bottom)
+    v_exp = _exponent(values)
+    v = np.ldexp(values, -v_exp)
+    if weights is None:
+        mean = v.sum() / v.shape[0]
+    else:
+        w = np.ldexp(weights, -_exponent(weights))
+        mean = (v * w).sum() / w.sum()
+    return float(np.ldexp(mean, v_exp))
+
+
+def _exponent(x: np.ndarray) -> int:
+    """e with max |x| / 2**e in [0.5, 1) (0 for an all-zero array)."""
+    top = float(np.abs(x).max()) if x.size else 0.0
+    return int(np.frexp(top)[1]) if top > 0 else 0

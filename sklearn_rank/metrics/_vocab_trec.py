@@ -1,0 +1,91 @@
+"""trec_eval's measure names, as registry specs (DESIGN §10).
+
+A trec_eval name means trec_eval's measure wherever it is used (linear gain
+for NDCG); cut-off families take ``.k`` or ``_k``, several cut-offs
+``.5,10``, or none for trec_eval's default cut-offs. Registry names win where
+the spellings collide (``ndcg``, ``map``, ``recall``, ``bpref``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from . import _spec_text
+from ._params import PARAMS
+from ._registry import ALIASES, METRICS
+
+__all__ = ["TREC_CUTOFF_MEASURES", "TREC_DEFAULT_CUTOFFS", "TREC_MEASURES", "trec_name",
+           "trec_specs"]
+
+TREC_MEASURES: dict[str, str] = {
+    "map": "map",
+    "gm_map": "gmap",
+    "Rprec": "r_precision",
+    "bpref": "bpref",
+    "recip_rank": "mrr",
+    "ndcg": "ndcg(gain='linear')",
+    "set_P": "p",
+    "set_recall": "recall",
+    "set_F": "f1",
+}
+TREC_CUTOFF_MEASURES: dict[str, str] = {
+    "P": "p@{}",
+    "recall": "recall@{}",
+    "ndcg_cut": "ndcg(gain='linear')@{}",
+    "map_cut": "map@{}",
+    "success": "hit_rate@{}",
+}
+TREC_DEFAULT_CUTOFFS = {
+    "P": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "ndcg_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "map_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "success": (1, 5, 10),
+}
+_TREC_PATTERN = re.compile(
+    r"^(" + "|".join(TREC_CUTOFF_MEASURES) + r")(?:[._]([0-9]+(?:,[0-9]+)*))?$")
+
+
+def trec_specs(name: str) -> list[str] | None:
+    """Registry spellings of a trec_eval measure name, or None if it is not one.
+
+    Registry names win: ``"ndcg"``, ``"map"`` and ``"recall"`` keep their
+    registry meaning (under ``convention="trec_eval"``, as in
+    :func:`~sklearn_rank.trec.evaluate_run`, ``"ndcg"`` has trec_eval's linear
+    gain; trec_eval's bare ``recall`` family is ``"recall.5,10,..."``).
+    """
+    _spec_text.check_text(name)
+    if name.lower() in METRICS or name.lower() in ALIASES:
+        return None
+    if name in TREC_MEASURES:
+        return [TREC_MEASURES[name]]
+    match = _TREC_PATTERN.match(name)
+    if match is None:
+        return None
+    family, cutoffs = match.groups()
+    ks = TREC_DEFAULT_CUTOFFS[family] if cutoffs is None else [int(c) for c in cutoffs.split(",")]
+    return [TREC_CUTOFF_MEASURES[family].format(k) for k in ks]
+
+
+def trec_name(spec, options: Mapping[str, Any] | None = None) -> str | None:
+    """trec_eval's name for a spec that is one of its measures, else None.
+
+    The spec is compared with its options resolved (``options`` as for
+    :meth:`MetricSpec.resolve`), leaving out the tie, empty-query and threshold
+    options, which TREC evaluation sets itself.
+    """
+    resolved = spec.resolve(options)
+    core = {p: v for p, v in resolved.items()
+            if p not in ("convention", "ties", "empty", "threshold")
+            and v != PARAMS[p].default}
+    text = str(replace(spec, params=tuple(sorted(core.items()))))
+    for name, target in TREC_MEASURES.items():
+        if text == target:
+            return name
+    for family, template in TREC_CUTOFF_MEASURES.items():
+        if spec.k is not None and text == template.format(spec.k):
+            return f"{family}_{spec.k}"
+    return None
