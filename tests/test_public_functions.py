@@ -37,20 +37,8 @@ from sklearn_rank.estimators import QueryRanker
 from sklearn_rank.metrics import MetricSpec, parse_metric
 from sklearn_rank.model_selection import QueryKFold, QueryShuffleSplit
 
-# TODO(lead, issue 13 merge): R1's branch declares the constraints of these
-# functions (metrics core); delete this table when it is merged.
-# test_exemptions_are_still_needed fails for an entry that is no longer needed.
-_R1 = "metrics core: declared by R1's restructure of sklearn_rank.metrics (issue 13)"
-UNDECLARED = {
-    f"sklearn_rank.metrics.{name}": _R1
-    for name in (
-        "bpref_score", "cumulative_gain_score", "dcg_score", "evaluate", "evaluate_chunks",
-        "expected_reciprocal_rank_score", "f1_at_k_score", "get_metric_names", "gmap_score",
-        "hit_rate_score", "mean_average_precision_score", "mean_reciprocal_rank_score",
-        "ndcg_score", "parse_metric", "precision_at_k_score", "r_precision_score",
-        "rank_eff_score", "recall_at_k_score",
-    )
-}
+# Public functions that declare no constraints, with the reason (none now).
+UNDECLARED: dict[str, str] = {}
 
 # Parameters declared ahead of the signature that takes them (none now).
 PENDING: dict[str, set] = {}
