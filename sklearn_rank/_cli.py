@@ -10,140 +10,31 @@ escapes (an ``AssertionError``, ``KeyError``, ``IndexError``,
 from __future__ import annotations
 
 import argparse
-import contextlib
-import math
-import os
 import sys
-import zlib
 
 from . import __version__
+from ._cli_support import (
+    EPILOG,
+    CommandError,
+    is_expected,
+    message_of,
+    say,
+    shown,
+    silence_stdout,
+    write,
+)
 
-__all__ = ["Append", "CommandError", "build_parser", "integer", "main", "option", "real",
-           "write"]
-
-EPILOG = """\
-exit status: 0 on success; 2 on bad input, with one line on stderr
-('sklearn-rank COMMAND: error: ...', naming the option or file); 130 when
-interrupted (Ctrl-C); 141 when the output is closed early (e.g. piped into
-'head'), as for a command that a shell sees killed by SIGPIPE, without a
-message."""
-
-#: Errors that bad input raises: files (OSError, gzip's EOFError and
-#: zlib.error), values (ValueError, TypeError), a missing optional package
-#: (ImportError), an input too big for memory (MemoryError).
-EXPECTED = (ValueError, TypeError, OSError, EOFError, ImportError, MemoryError, zlib.error)
-_MAX_MESSAGE = 1000  # characters of one error line
-
-
-class CommandError(Exception):
-    """A bad input, with the options (as typed) it belongs to."""
-
-    def __init__(self, message: str, *options: tuple[str, object], prog: str | None = None):
-        super().__init__(message)
-        self.options = options
-        self.prog = prog
-
-
-def _is_expected(exc: BaseException) -> bool:
-    # LightGBM refuses data it cannot train on with its own class (imported lazily)
-    return isinstance(exc, EXPECTED) or type(exc).__name__ == "LightGBMError"
-
-
-def _shown(value) -> str:
-    """A value for a message: a string quoted, a long one cut."""
-    if not isinstance(value, str):
-        return str(value)
-    return repr(value) if len(value) <= 80 else f"{value[:60]!r}... ({len(value)} characters)"
-
-
-@contextlib.contextmanager
-def option(*options: tuple[str, object]):
-    """Name the options an expected error in the block belongs to.
-
-    ``options`` are ``(option as typed, value)`` pairs, e.g. ``("-m", spec)``
-    or ``("run", path)``; the value is shown unless the message holds it.
-    """
-    try:
-        yield
-    except BrokenPipeError:
-        raise
-    except Exception as exc:
-        if not _is_expected(exc):
-            raise
-        raise CommandError(_message(exc, [v for _, v in options]), *options) from exc
-
-
-def _message(exc: BaseException, values=()) -> str:
-    """One line that says what went wrong (a file name among ``values`` is left
-    to the prefix that names the option)."""
-    if isinstance(exc, MemoryError):
-        text = "not enough memory" + (f" ({exc})" if str(exc) else "")
-    elif isinstance(exc, OSError) and exc.strerror:
-        text = exc.strerror
-        if exc.filename is not None and exc.filename not in values:
-            text += f": {exc.filename}"
-    else:
-        text = str(exc) or type(exc).__name__
-    if isinstance(exc, EOFError | zlib.error):
-        text = f"corrupt or truncated gzip data ({text})"
-    text = " ".join(text.split())
-    return text if len(text) <= _MAX_MESSAGE else text[:_MAX_MESSAGE - 3] + "..."
+__all__ = ["build_parser", "main"]
 
 
 def _line(command: str, error: CommandError) -> str:
     """``sklearn-rank COMMAND: error: OPTION VALUE: message``."""
     message = str(error)
     named = [typed if value is None or (isinstance(value, str) and len(value) > 2 and (
-        value in message or _shown(value) in message))  # not named twice
-             else f"{typed} {_shown(value)}" for typed, value in error.options]
+        value in message or shown(value) in message))  # not named twice
+             else f"{typed} {shown(value)}" for typed, value in error.options]
     prefix = ", ".join(named) + ": " if named else ""
     return f"{error.prog or 'sklearn-rank ' + command}: error: {prefix}{message}"
-
-
-def integer(low: int | None = None, high: int | None = None, *, nonzero: bool = False):
-    """An argparse ``type``: an integer in [low, high] (and not 0 if ``nonzero``)."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {_shown(text)}") from None
-        if ((low is not None and value < low) or (high is not None and value > high)
-                or (nonzero and value == 0)):
-            bounds = (f" from {low} to {high}" if low is not None and high is not None
-                      else f" >= {low}" if low is not None
-                      else f" <= {high}" if high is not None else "")
-            raise argparse.ArgumentTypeError(
-                f"expected {'a nonzero' if nonzero else 'an'} integer{bounds}, "
-                f"got {_shown(text)}")
-        return value
-    return parse
-
-
-def real(low: float | None = None, high: float | None = None):
-    """An argparse ``type``: a finite number strictly between low and high."""
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {_shown(text)}") from None
-        if not math.isfinite(value) or (low is not None and value <= low) or (
-                high is not None and value >= high):
-            bounds = (f" strictly between {low} and {high}" if low is not None and high is
-                      not None else f" > {low}" if low is not None else "")
-            raise argparse.ArgumentTypeError(
-                f"expected a finite number{bounds}, got {_shown(text)}")
-        return value
-    return parse
-
-
-class Append(argparse.Action):
-    """``action="append"`` that also keeps each value with the option as typed
-    (``-m`` or ``--measure``) in ``<dest>_typed``, for error messages."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        setattr(namespace, self.dest, [*(getattr(namespace, self.dest) or []), values])
-        typed = getattr(namespace, self.dest + "_typed", None) or []
-        setattr(namespace, self.dest + "_typed", [*typed, (option_string, values)])
 
 
 class _Parser(argparse.ArgumentParser):
@@ -178,44 +69,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _say(text: str) -> None:
-    """A line on stderr, if stderr is still there."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        sys.stderr.write(text + "\n")
-        sys.stderr.flush()
-
-
-def write(text: str) -> None:
-    """Write ``text`` to stdout whole, or raise BrokenPipeError.
-
-    Under ``python -u`` / PYTHONUNBUFFERED, ``sys.stdout.write`` hands a big
-    text to the file in one system call and drops what a closing pipe did not
-    take, without an error; the bytes are written here until they are all out.
-    """
-    stream = sys.stdout
-    if stream is None:  # started with stdout closed
-        return
-    buffer = getattr(stream, "buffer", None)
-    if buffer is None:  # a text stream without bytes below (a test's capture)
-        stream.write(text)
-        return
-    stream.flush()
-    data = memoryview(text.encode(stream.encoding, stream.errors))
-    while data:
-        n = buffer.write(data)
-        data = data[len(data) if n is None else n:]
-    buffer.flush()
-
-
-def _silence_stdout() -> None:
-    """Point stdout at devnull, so that the interpreter's last flush of a closed
-    pipe raises nothing (the recipe of the Python docs, "Note on SIGPIPE")."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run ``sklearn-rank`` with ``argv`` (default: ``sys.argv[1:]``); the exit status."""
     command = "COMMAND"
@@ -235,16 +88,16 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.flush()  # a closed pipe shows here, while it can still be handled
         return status
     except BrokenPipeError:
-        _silence_stdout()
+        silence_stdout()
         return 141
     except KeyboardInterrupt:
         return 130
     except CommandError as error:
-        _say(_line(command, error))
+        say(_line(command, error))
     except Exception as exc:
-        if not _is_expected(exc):
+        if not is_expected(exc):
             raise
-        _say(_line(command, CommandError(_message(exc))))
+        say(_line(command, CommandError(message_of(exc))))
     return 2
 
 

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from ._cli import EPILOG, Append, CommandError, integer, option, real, write
+from ._cli_support import EPILOG, Append, CommandError, integer, option, real, write
 from ._formats import FORMATS
 
 __all__ = ["add_parser", "run", "run_compare"]

@@ -7,7 +7,7 @@ import sys
 import time
 from functools import partial
 
-from ._cli import EPILOG, CommandError, integer, option, real
+from ._cli_support import EPILOG, CommandError, integer, option, real
 
 __all__ = ["add_parser", "run"]
 
