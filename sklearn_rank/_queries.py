@@ -38,7 +38,20 @@ def has_qid_column(X) -> bool:
 
 def frame_qid(X):
     """The ``qid`` column of a DataFrame ``X``, or None."""
-    return np.asarray(X[QID_COLUMN]) if has_qid_column(X) else None
+    return series_values(X[QID_COLUMN]) if has_qid_column(X) else None
+
+
+def series_values(series) -> np.ndarray:
+    """A DataFrame column's values as a NumPy array, strings as Python objects.
+
+    ``np.asarray`` turns a polars string column into a fixed-width ``'U'``
+    array, which pads every id to the longest and drops trailing NUL
+    characters (``'a'`` and ``'a\\x00'`` would become one query); polars'
+    ``to_numpy`` keeps objects. pandas gives objects either way.
+    """
+    if type(series).__module__.partition(".")[0] == "polars":
+        return series.to_numpy()
+    return np.asarray(series)
 
 
 def missing_qid_error(who: str, splitter: bool = False, X=None) -> ValueError:
@@ -117,7 +130,7 @@ def column_values(X, position: int) -> np.ndarray:
         return np.asarray(X)[:, position]
     from ._compat import safe_indexing
 
-    return np.asarray(safe_indexing(X, position, axis=1))
+    return series_values(safe_indexing(X, position, axis=1))
 
 
 def read_qid_column(X, position: int, who: str, *, check: bool = True,
