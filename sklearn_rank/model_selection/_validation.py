@@ -125,6 +125,15 @@ def cross_validate_ranker(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5,
     ...                             scoring=["ndcg@10", "ndcg(gain='linear')@10"], cv=3)
     >>> sorted(k for k in res if k.startswith("test_"))
     ["test_ndcg(gain='linear')@10", 'test_ndcg@10']
+
+    A DataFrame with a ``qid`` column needs no ``qid=`` (pandas or polars):
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame(X).add_prefix("f").assign(qid=qid)
+    >>> res = cross_validate_ranker(LGBMRanker(n_estimators=10, n_jobs=1, verbose=-1), df, y,
+    ...                             cv=3)
+    >>> res["test_score"].shape
+    (3,)
     """
     if not isinstance(estimator, QueryRanker) and fit_kind(estimator) != "none":
         estimator = QueryRanker(estimator)  # a bare LGBMRanker / XGBRanker
