@@ -78,7 +78,9 @@ def add_parser(subparsers) -> None:
     )
     _add_common(c)
     c.add_argument("--baseline", metavar="NAME",
-                   help="the baseline run: a run tag or file name (default: the first run)")
+                   help="the baseline run: its run tag, its file name without extension "
+                        "('bm25' for runs/bm25.run), its file name or path (default: the "
+                        "first run)")
     c.add_argument("--test", choices=("randomization", "ttest", "wilcoxon"),
                    default="randomization", help="paired test (default: randomization)")
     c.add_argument("--correction", choices=("holm", "bonferroni", "none"), default="holm",
@@ -258,7 +260,7 @@ def run_compare(args) -> int:
     qrels, runs, names, results = _evaluate_all(args)
     labels = _labels(results[0].metrics, _trec_options(args))
     by_name = dict(zip(names, results, strict=True))
-    baseline = _baseline(args.baseline, names, args.runs)
+    baseline = _baseline(args.baseline, names, [r.name for r in runs], args.runs)
     with option(*([("--missing", "raise")] if args.missing == "raise" else [])):
         report = compare(by_name, baseline=baseline, test=args.test,
                          correction=None if args.correction == "none" else args.correction,
@@ -288,10 +290,43 @@ def run_compare(args) -> int:
     return 0
 
 
-def _baseline(wanted, names, paths) -> str:
+def _stem(path: str) -> str:
+    """A file's name without its extension (and compression suffix):
+    ``runs/bm25.run.gz`` -> ``bm25``."""
+    name = os.path.basename(path)
+    for suffix in (".gz", ".bz2", ".xz"):
+        name = name.removesuffix(suffix)
+    return os.path.splitext(name)[0] or name
+
+
+def _same_file(path: str, other: str) -> bool:
+    try:
+        return os.path.samefile(path, other)
+    except (OSError, ValueError):
+        return False
+
+
+def _baseline(wanted, names, tags, paths) -> str:
+    """The report name of the run ``--baseline`` names: by its run tag (or its
+    name in the report), else its path, else its file name, else its file
+    name's stem; an error when none or several runs match."""
     if wanted is None:
         return names[0]
-    for name, path in zip(names, paths, strict=True):
-        if wanted in (name, path, os.path.basename(path)):
-            return name
-    raise CommandError(f"--baseline {wanted!r} is none of the runs: {', '.join(names)}.")
+    ways = (
+        ("run tag", lambda i: wanted in (tags[i], names[i])),
+        ("path", lambda i: _same_file(paths[i], wanted)),
+        ("file name", lambda i: os.path.basename(paths[i]) == wanted),
+        ("file name without extension", lambda i: _stem(paths[i]) == wanted),
+    )
+    for what, matches in ways:
+        hits = [i for i in range(len(names)) if matches(i)]
+        if len(hits) == 1:
+            return names[hits[0]]
+        if hits:
+            raise CommandError(
+                f"--baseline {wanted!r} is the {what} of {len(hits)} runs "
+                f"({', '.join(paths[i] for i in hits)}); give the baseline's file path.")
+    raise CommandError(
+        f"--baseline {wanted!r} is none of the runs: {', '.join(names)}. Name one by its "
+        f"run tag, its file name without extension ({', '.join(map(_stem, paths))}), its "
+        "file name or its path.")

@@ -12,16 +12,25 @@ NO_QID_HELP = (
     "Either enable metadata routing (sklearn.set_config(enable_metadata_routing=True)) "
     "and pass qid=<one query id per row> to fit / cross_validate(params={'qid': qid}), "
     "or give X a query-id column: a DataFrame column named 'qid', or an array column "
-    "named by QueryRanker(estimator, qid_column=j). In a pipeline qid_column counts the "
+    "named by QueryRanker(estimator, qid_column=j). groups=qid does not reach it: "
+    "without routing, a search's fit(X, y, groups=qid) passes groups to the splitter "
+    "only, never to QueryRanker.fit or the scorers. In a pipeline qid_column counts the "
     "columns of X as QueryRanker sees it, after the earlier steps, which must pass the "
     "column through unchanged: prefer routing there."
 )
 
+# What works for the splitter must work for the ranker and the scorers too: the
+# advice "pass groups=qid" alone would lead into QueryRanker.fit's error.
 NO_QID_HELP_SPLIT = (
-    "Pass qid=<one query id per row> or groups=qid to split (without metadata routing, "
-    "GridSearchCV(...).fit(X, y, groups=qid) does), enable metadata routing "
-    "(sklearn.set_config(enable_metadata_routing=True)) and pass qid to the search's fit, "
-    "or give X a DataFrame column named 'qid'."
+    "In a search or cross-validation, give the ids where the ranker and the scorers "
+    "find them too: enable metadata routing "
+    "(sklearn.set_config(enable_metadata_routing=True)) and pass qid=<one query id per "
+    "row> to the search's fit (cross_validate: params={'qid': qid}), or give X a "
+    "DataFrame column named 'qid' (this splitter, QueryRanker and the scorers all read "
+    "it). groups=qid alone is not enough: it reaches this splitter only, and "
+    "QueryRanker.fit would then fail for want of the ids (pass it besides an array "
+    "column named by QueryRanker(..., qid_column=j)). Calling split yourself: "
+    "split(X, y, qid=qid)."
 )
 
 ROUTING_FIX = (
@@ -38,7 +47,20 @@ def has_qid_column(X) -> bool:
 
 def frame_qid(X):
     """The ``qid`` column of a DataFrame ``X``, or None."""
-    return np.asarray(X[QID_COLUMN]) if has_qid_column(X) else None
+    return series_values(X[QID_COLUMN]) if has_qid_column(X) else None
+
+
+def series_values(series) -> np.ndarray:
+    """A DataFrame column's values as a NumPy array, strings as Python objects.
+
+    ``np.asarray`` turns a polars string column into a fixed-width ``'U'``
+    array, which pads every id to the longest and drops trailing NUL
+    characters (``'a'`` and ``'a\\x00'`` would become one query); polars'
+    ``to_numpy`` keeps objects. pandas gives objects either way.
+    """
+    if type(series).__module__.partition(".")[0] == "polars":
+        return series.to_numpy()
+    return np.asarray(series)
 
 
 def missing_qid_error(who: str, splitter: bool = False, X=None) -> ValueError:
@@ -52,7 +74,8 @@ def missing_qid_error(who: str, splitter: bool = False, X=None) -> ValueError:
     if renamed:
         help_text += (f" X has a column named {renamed[0]!r}: if it holds the query ids, "
                       f"pass QueryRanker(..., qid_column={renamed[0]!r}).")
-    return ValueError(f"{who} needs the query id of each row of X. {help_text}")
+    return ValueError(f"{who} needs the query id of each row{'' if splitter else ' of X'}. "
+                      f"{help_text}")
 
 
 # -- a query-id column of X: where it is, its values, X without it ------------
@@ -117,7 +140,7 @@ def column_values(X, position: int) -> np.ndarray:
         return np.asarray(X)[:, position]
     from ._compat import safe_indexing
 
-    return np.asarray(safe_indexing(X, position, axis=1))
+    return series_values(safe_indexing(X, position, axis=1))
 
 
 def read_qid_column(X, position: int, who: str, *, check: bool = True,

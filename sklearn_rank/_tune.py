@@ -38,10 +38,14 @@ def add_parser(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--data", metavar="FILE",
-                   help="SVMlight/LETOR file with qid: (or LightGBM text file); default: "
-                        "generated data (sklearn_rank.datasets.make_ranking)")
+                   help="training data: an SVMlight/LETOR file with qid: fields, or a "
+                        "LightGBM text file (LibSVM, or dense CSV/TSV with the label "
+                        "first, no header) with its group sizes in --query; plain, gzip, "
+                        "bzip2 or xz (default: generated data, "
+                        "sklearn_rank.datasets.make_ranking)")
     p.add_argument("--query", metavar="FILE",
-                   help="LightGBM .query file of group sizes for --data")
+                   help="LightGBM query file for --data: one group size per line, each "
+                        "query's rows consecutive (default: FILE.query, when it exists)")
     p.add_argument("--n-queries", type=integer(1), default=300,
                    help="number of generated queries (default 300)")
     p.add_argument("--metric", choices=sorted(METRICS), default="ndcg",
@@ -66,18 +70,13 @@ def _load(args):
     """``(X, y, qid, source)`` from --data (and --query) or generated."""
     import numpy as np
 
-    from .datasets import load_svmlight_ranking, make_ranking
+    from .datasets import make_ranking
 
     if not args.data:
         with option(("--n-queries", args.n_queries)):
             X, y, qid = make_ranking(n_queries=args.n_queries, random_state=args.seed)
         return X, y, qid, f"make_ranking(n_queries={args.n_queries}, random_state={args.seed})"
-    if args.query:
-        with option(("--query", args.query)), open(args.query, "rb"):
-            pass  # a missing --query file is named as such
-    data = [("--data", args.data)] + ([("--query", args.query)] if args.query else [])
-    with option(*data):
-        X, y, qid = load_svmlight_ranking(args.data, args.query)
+    X, y, qid = _read_data(args.data, args.query)
     # LGBMRanker's ranking objective, with its default label_gain (31 gains)
     bad = ~np.isfinite(y) | (y < 0) | (y != np.floor(y)) | (y > 30)
     if bad.any():
@@ -85,8 +84,43 @@ def _load(args):
         raise CommandError(
             f"{int(bad.sum())} label(s) are not integers from 0 to 30 (first: "
             f"{float(y[first])!r} in data row {first + 1}); LightGBM's ranking objective "
-            "needs graded relevance labels 0, 1, 2, ... (at most 30)", *data)
+            "needs graded relevance labels 0, 1, 2, ... (at most 30)", ("--data", args.data))
     return X, y, qid, f"{args.data}"
+
+
+def _read_data(data: str, query: str | None):
+    """``(X, y, qid)`` of --data: an SVMlight / LETOR file (``qid:`` fields or
+    group sizes) or a dense LightGBM CSV / TSV file with its group sizes. An
+    error names the option of the file at fault: --query for the query file,
+    --data for the data file, both when their rows do not add up."""
+    import os
+
+    from .datasets._dense import data_format, read_dense
+    from .datasets._svmlight import query_ids, read_rows
+    from .datasets._svmlight_lines import read_sizes
+
+    query_option = ("--query", query)
+    if query is None and os.path.isfile(data + ".query"):
+        query, query_option = data + ".query", ("--data", data)  # found beside it
+    sizes = None
+    if query is not None:
+        with option(query_option):
+            sizes = read_sizes(query)
+    with option(("--data", data)):
+        fmt = data_format(data)
+        if fmt == "svmlight":
+            X, y, qid = read_rows(data)
+        else:
+            (X, y), qid = read_dense(data, fmt), None
+    if qid is None and sizes is None:
+        raise CommandError(
+            f"{data} has no query ids (" + ("no qid: fields" if fmt == "svmlight" else
+                                            f"a dense {fmt.upper()} file has none")
+            + "): pass --query FILE, LightGBM's query file of group sizes (one per line, "
+            f"for consecutive rows), or put it at {data}.query", ("--data", data))
+    with option(*dict([("--data", data), query_option]).items()):
+        qid = query_ids(data, query, qid, sizes, X.shape[0])
+    return X, y, qid
 
 
 def _split(qid, test_size, seed):

@@ -79,8 +79,9 @@ def test_kfold_errors():
     with pytest.raises(ValueError, match=r"got both qid and groups"):
         list(QueryKFold(2).split(qid=[1, 2], groups=[1, 2]))
     with pytest.raises(ValueError, match=r"QueryKFold\.split needs the query id of each row.*"
-                                         r"groups=qid to split.*enable metadata routing.*"
-                                         r"DataFrame column named 'qid'"):
+                                         r"enable metadata routing.*DataFrame column named "
+                                         r"'qid'.*groups=qid alone is not enough.*"
+                                         r"split\(X, y, qid=qid\)"):
         list(QueryKFold(2).split(np.zeros((4, 2))))
     with pytest.raises(ValueError, match=r"X has 4 rows but qid has 3 values"):
         list(QueryKFold(2).split(np.zeros((4, 2)), qid=[1, 2, 3]))

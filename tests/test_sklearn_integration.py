@@ -298,9 +298,12 @@ def test_no_query_ids_raises_naming_both_fixes(data, groups):
     X, y, qid = data
     search = GridSearchCV(QueryRanker(_lgbm()), LGBM.grid, cv=QueryKFold(N_SPLITS),
                           scoring=make_ranking_scorer("ndcg@10"), error_score="raise")
-    # Without groups the splitter asks first, with the fixes that work for a splitter.
-    match = ("QueryRanker.fit.*enable_metadata_routing.*qid_column" if groups
-             else "QueryKFold.split.*groups=qid.*enable_metadata_routing.*column named 'qid'")
+    # Without groups the splitter asks first, naming the fixes that work for the ranker
+    # and the scorers too (tests/test_first_errors.py follows each of them).
+    match = ("QueryRanker.fit.*enable_metadata_routing.*qid_column.*groups=qid does not "
+             "reach it" if groups
+             else "QueryKFold.split.*enable_metadata_routing.*column named 'qid'.*groups=qid "
+                  "alone is not enough")
     with routing(False), pytest.raises(ValueError, match=match):
         search.fit(X, y, **({"groups": qid} if groups else {}))
 

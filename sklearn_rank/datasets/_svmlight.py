@@ -153,21 +153,40 @@ def load_svmlight_ranking(
         _set_width(path, X, lines.rows, n_features)
     if query_path is None and os.path.isfile(path + ".query"):
         query_path = path + ".query"
-    sizes = None if query_path is None else read_sizes(os.fspath(query_path))
-    if lines.has_qid:
-        qid = np.frombuffer(lines.qids, dtype=np.int64)
-        if sizes is not None:
-            _check_agree(path, os.fspath(query_path), qid, sizes)
-        return X, y, qid
-    if sizes is None:
+    query_path = None if query_path is None else os.fspath(query_path)
+    sizes = None if query_path is None else read_sizes(query_path)
+    qid = _qids(lines)
+    if qid is None and sizes is None:
         raise ValueError(
             f"{path} has no qid: fields and no query file: pass query_path= (a LightGBM "
             f"query file, one group size per line) or put it at {path + '.query'}.")
+    return X, y, query_ids(path, query_path, qid, sizes, X.shape[0])
+
+
+def _qids(lines):
+    return np.frombuffer(lines.qids, dtype=np.int64) if lines.has_qid else None
+
+
+def read_rows(path: str, dtype=np.float64):
+    """``(X, y, qid)`` of an SVMlight / LETOR file, ``qid`` None when its lines
+    have no ``qid:`` (errors as :func:`load_svmlight_ranking`'s)."""
+    X, y, lines = _load(path, dtype)
+    return X, y, _qids(lines)
+
+
+def query_ids(path: str, query_path: str | None, qid, sizes, n_rows: int) -> np.ndarray:
+    """The query id of each row of the data file ``path``: its ``qid`` values
+    (which the group ``sizes`` of the query file, when given, must agree with),
+    or each query's position in the file, from ``sizes``."""
+    if qid is not None:
+        if sizes is not None:
+            _check_agree(path, query_path, qid, sizes)
+        return qid
     total = sum(sizes.tolist())  # Python integers: no overflow
-    if total != X.shape[0]:
-        raise ValueError(f"The group sizes in {os.fspath(query_path)} sum to {total} but "
-                         f"{path} has {X.shape[0]} rows.")
-    return X, y, np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
+    if total != n_rows:
+        raise ValueError(f"The group sizes in {query_path} sum to {total} but "
+                         f"{path} has {n_rows} rows.")
+    return np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
 
 
 def _load(path: str, dtype):

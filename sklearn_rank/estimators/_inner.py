@@ -1,9 +1,11 @@
 """What QueryRanker's inner model takes: its query arguments, labels and eval sets.
 
 LightGBM takes group sizes (``group``, ``eval_group``), XGBoost sorted query
-ids (``qid``, ``eval_qid``) and one weight per query, a pointwise regressor
-nothing about queries. Which one a model is, is read from its ``fit``
-signature (:func:`fit_kind`).
+ids (``qid``, ``eval_qid``) and one weight per query, CatBoost sorted group
+ids (``group_id``) with one weight per query (``group_weight``, one per row)
+and its eval sets as ``Pool`` objects, a pointwise regressor nothing about
+queries. Which one a model is, is read from its ``fit`` signature
+(:func:`fit_kind`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import inspect
 
 import numpy as np
 
-__all__ = ["check_labels", "eval_arguments", "fit_kind", "query_arguments",
+__all__ = ["check_labels", "eval_arguments", "fit_kind", "is_catboost", "query_arguments",
            "refuse_query_arguments"]
 
 # LightGBM's default label_gain has 31 entries: labels 0..30.
@@ -21,7 +23,7 @@ LIGHTGBM_MAX_LABELS = 31
 XGBOOST_MAX_LABELS = 32
 
 
-def fit_params(estimator) -> set:
+def fit_params_of(estimator) -> set:
     """The names of the parameters of ``estimator.fit``."""
     try:
         return set(inspect.signature(estimator.fit).parameters)
@@ -30,24 +32,36 @@ def fit_params(estimator) -> set:
 
 
 def fit_kind(estimator) -> str:
-    """How the inner model takes queries: 'qid' (XGBoost), 'group' (LightGBM) or 'none'."""
-    params = fit_params(estimator)
-    if "qid" in params:
-        return "qid"
-    if "group" in params:
-        return "group"
+    """How the inner model takes queries: 'qid' (XGBoost), 'group' (LightGBM),
+    'group_id' (CatBoost) or 'none'."""
+    params = fit_params_of(estimator)
+    for kind in ("qid", "group", "group_id"):
+        if kind in params:
+            return kind
     return "none"
+
+
+def is_catboost(estimator) -> bool:
+    """Whether the inner model is one of CatBoost's (its eval sets are Pools)."""
+    return type(estimator).__module__.partition(".")[0] == "catboost"
+
+
+#: The query arguments of the inner models, which QueryRanker builds itself,
+#: and what to pass to QueryRanker instead.
+_BUILT = {"group": "qid=<one query id per row>",
+          "eval_group": "eval_qid=<one query id per row>",
+          "group_id": "qid=<one query id per row>",
+          "group_weight": "sample_weight=<one weight per row>"}
 
 
 def refuse_query_arguments(fit_params: dict) -> None:
     """Refuse the inner model's own query arguments among ``**fit_params``:
     QueryRanker builds them from per-row query ids."""
-    for name in ("group", "eval_group"):
+    for name, instead in _BUILT.items():
         if name in fit_params:
             raise ValueError(
-                f"QueryRanker builds {name} from query ids; pass "
-                f"{'qid' if name == 'group' else 'eval_qid'}=<one query id per row> "
-                f"instead of {name}=."
+                f"QueryRanker builds {name} from query ids; pass {instead} instead of "
+                f"{name}=."
             )
     if "eval_X" in fit_params or "eval_y" in fit_params:
         raise ValueError(
@@ -58,8 +72,10 @@ def refuse_query_arguments(fit_params: dict) -> None:
 
 
 def check_labels(y: np.ndarray, kind: str, estimator) -> np.ndarray:
-    """Labels the inner model's objective takes: real numbers, and for a ranking
-    objective non-negative integers below its limit (int64 when given as floats)."""
+    """Labels the inner model's objective takes: real numbers; for LightGBM's and
+    XGBoost's ranking objectives non-negative integers below their limit (int64
+    when given as floats); for CatBoost's ranking losses finite numbers
+    (non-negative for QuerySoftMax)."""
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D (one label per row), got shape {y.shape}.")
     if y.dtype.kind not in "iufb":
@@ -70,6 +86,9 @@ def check_labels(y: np.ndarray, kind: str, estimator) -> np.ndarray:
     if not np.isfinite(y).all():
         raise ValueError(
             "y must hold finite numeric relevance labels for a ranking objective.")
+    if kind == "group_id":
+        _check_catboost_labels(y, estimator)
+        return y
     bad = (y < 0) | (y != np.floor(y))
     if bad.any():
         raise ValueError(
@@ -79,6 +98,28 @@ def check_labels(y: np.ndarray, kind: str, estimator) -> np.ndarray:
         )
     _check_label_range(y, kind, estimator)
     return y.astype(np.int64) if y.dtype.kind == "f" else y
+
+
+def catboost_loss(estimator) -> str:
+    """The name of a CatBoost model's loss (``"YetiRank"`` for
+    ``"YetiRank:decay=0.9"``); CatBoostRanker's default when unset."""
+    params = estimator.get_params()
+    loss = params.get("loss_function") or params.get("objective") or "YetiRank"
+    return loss.partition(":")[0] if isinstance(loss, str) else type(loss).__name__
+
+
+def _check_catboost_labels(y: np.ndarray, estimator) -> None:
+    """CatBoost's ranking losses (YetiRank, PairLogit, QueryRMSE, LambdaMart, ...)
+    take any finite label, real-valued and negative ones included; QuerySoftMax
+    weights log-probabilities by the labels and refuses negative ones."""
+    negative = y < 0
+    if catboost_loss(estimator) == "QuerySoftMax" and negative.any():
+        raise ValueError(
+            f"y has {int(negative.sum())} negative label(s) (first: "
+            f"{y[negative][0].item()!r}), but CatBoost's QuerySoftMax loss weights each "
+            "document by its label and needs labels >= 0; shift the labels, or choose "
+            "another loss_function (YetiRank, PairLogit, QueryRMSE, ...)."
+        )
 
 
 def _check_label_range(y: np.ndarray, kind: str, estimator) -> None:
@@ -102,20 +143,35 @@ def _check_label_range(y: np.ndarray, kind: str, estimator) -> None:
 
 def query_arguments(kind: str, starts: np.ndarray, sizes: np.ndarray, sample_weight):
     """``(sample_weight, extra)`` for rows sorted by query: the weights as the inner
-    model takes them, and its query argument (``group`` sizes or sorted ``qid``)."""
+    model takes them, and its query argument (``group`` sizes, sorted ``qid`` or
+    ``group_id``). XGBoost and CatBoost weigh queries, not rows: a query's weight
+    is the mean of its rows' (CatBoost's ``group_weight`` repeats it on every row)."""
     if kind == "group":
         return sample_weight, {"group": sizes}
+    if kind == "none":
+        return sample_weight, {}
+    ids = np.repeat(np.arange(sizes.shape[0]), sizes)
+    if sample_weight is not None:
+        sample_weight = np.add.reduceat(np.asarray(sample_weight, float), starts) / sizes
     if kind == "qid":
-        if sample_weight is not None:  # XGBoost ranking weights are per query
-            sample_weight = np.add.reduceat(np.asarray(sample_weight, float), starts) / sizes
-        return sample_weight, {"qid": np.repeat(np.arange(sizes.shape[0]), sizes)}
-    return sample_weight, {}
+        return sample_weight, {"qid": ids}
+    extra = {"group_id": ids}
+    if sample_weight is not None:
+        extra["group_weight"] = np.repeat(sample_weight, sizes)
+    return None, extra
 
 
-def eval_arguments(estimator, kind: str, sets: list, extras: list, weights: list) -> dict:
+#: The fit arguments of a CatBoost model that its eval Pools must share.
+CATBOOST_FEATURE_ARGUMENTS = ("cat_features", "text_features", "embedding_features")
+
+
+def eval_arguments(estimator, kind: str, sets: list, extras: list, weights: list,
+                   fit_params: dict) -> dict:
     """The inner model's eval-set arguments from sorted eval sets ``(X, y)``, their
-    query arguments (``extras``) and their weights."""
-    if "eval_X" in fit_params(estimator):  # LightGBM >= 4.7 deprecates eval_set
+    query arguments (``extras``), their weights and the other ``fit_params``."""
+    if is_catboost(estimator):
+        return {"eval_set": _catboost_pools(sets, extras, weights, fit_params)}
+    if "eval_X" in fit_params_of(estimator):  # LightGBM >= 4.7 deprecates eval_set
         out = {"eval_X": tuple(X for X, _ in sets), "eval_y": tuple(y for _, y in sets)}
     else:
         out = {"eval_set": sets}
@@ -128,3 +184,15 @@ def eval_arguments(estimator, kind: str, sets: list, extras: list, weights: list
         name = "sample_weight_eval_set" if kind == "qid" else "eval_sample_weight"
         out[name] = weights
     return out
+
+
+def _catboost_pools(sets: list, extras: list, weights: list, fit_params: dict) -> list:
+    """CatBoost's eval sets: one ``Pool`` per set, with its ``group_id`` (and
+    ``group_weight``) or row weights, and the training data's categorical, text
+    and embedding features."""
+    from catboost import Pool
+
+    features = {name: fit_params[name] for name in CATBOOST_FEATURE_ARGUMENTS
+                if fit_params.get(name) is not None}
+    return [Pool(X, label=y, weight=w, **extra, **features)
+            for (X, y), extra, w in zip(sets, extras, weights, strict=True)]

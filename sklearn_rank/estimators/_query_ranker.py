@@ -1,4 +1,4 @@
-"""QueryRanker: a per-row ``qid`` adapter for LightGBM, XGBoost and any regressor."""
+"""QueryRanker: a per-row ``qid`` adapter for LightGBM, XGBoost, CatBoost and any regressor."""
 
 from __future__ import annotations
 
@@ -39,8 +39,10 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
     ----------
     estimator : estimator object
         The inner model: ``lightgbm.LGBMRanker`` (gets ``group`` sizes),
-        ``xgboost.XGBRanker`` (gets sorted ``qid``), or any regressor, used as a
-        pointwise ranker (gets nothing extra). Its parameters are reachable as
+        ``xgboost.XGBRanker`` (gets sorted ``qid``), ``catboost.CatBoostRanker``
+        (gets sorted ``group_id``, one per row), or any regressor —
+        ``CatBoostRegressor`` among them — used as a pointwise ranker (gets
+        nothing extra). Its parameters are reachable as
         ``estimator__<name>``, e.g. ``estimator__num_leaves`` in a grid.
     qid_column : int, str or None, default=None
         A column of ``X`` holding the query ids, dropped before the inner model
@@ -92,7 +94,8 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
     need non-negative integer grades, below ``len(label_gain)`` for LightGBM
     (31 by default) and below 32 for XGBoost's exponential gain. Passing
     ``group=`` (LightGBM's sizes) is an error: pass per-row ``qid`` instead, so
-    per-row ids can never be taken for sizes.
+    per-row ids can never be taken for sizes (and ``group_id=`` /
+    ``group_weight=``, CatBoost's, for the same reason).
 
     ``eval_set`` / ``eval_qid`` / ``eval_sample_weight`` are sorted and
     converted the same way (LightGBM ``eval_group``, XGBoost ``eval_qid``), so
@@ -102,6 +105,23 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
     model (``LGBMRanker(early_stopping_round=20)``, ``XGBRanker(early_stopping_rounds=20)``).
     XGBoost takes one weight per query: a query's weight is the mean of its
     rows' ``sample_weight``.
+
+    CatBoost: ``CatBoostRanker`` gets the rows sorted by query with
+    ``group_id`` 0, 1, 2, ... (one per row, as CatBoost needs the rows of a
+    group together), and ``sample_weight`` as ``group_weight``: its pairwise
+    and groupwise losses ignore row weights, so a query's weight is the mean
+    of its rows' (repeated on each row, as CatBoost takes it). Its losses read
+    labels as real numbers (YetiRank, PairLogit, QueryRMSE, LambdaMart, ...
+    take any finite label, fractions and negative ones included, and get them
+    unrounded); ``QuerySoftMax`` needs labels >= 0. Eval sets go to CatBoost
+    as ``catboost.Pool`` objects with their ``group_id`` (``group_weight``,
+    or row ``weight`` for ``CatBoostRegressor``) and the ``cat_features``,
+    ``text_features`` and ``embedding_features`` given to ``fit`` (name the
+    columns: positions count the columns without the query-id column). Early
+    stopping is CatBoost's (``CatBoostRanker(early_stopping_rounds=20,
+    eval_metric="NDCG:top=10")``). CatBoost uses every core and writes a
+    ``catboost_info`` folder by default: pass ``thread_count=1`` when the
+    search runs fits in parallel, and ``allow_writing_files=False``.
 
     Examples
     --------
@@ -235,7 +255,8 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
         if w_fit is not None:
             extra["sample_weight"] = w_fit
         if eval_set is not None:
-            extra.update(self._eval_sets(eval_set, eval_qid, eval_sample_weight, kind))
+            extra.update(self._eval_sets(eval_set, eval_qid, eval_sample_weight, kind,
+                                         fit_params))
         elif eval_qid is not None or eval_sample_weight is not None:
             raise ValueError("eval_qid and eval_sample_weight need an eval_set.")
         for name, value in (("eval_metric", eval_metric), ("callbacks", callbacks)):
@@ -245,7 +266,7 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
         self.estimator_.fit(X_fit, y_fit, **extra, **fit_params)
         return self
 
-    def _eval_sets(self, eval_set, eval_qid, eval_sample_weight, kind) -> dict:
+    def _eval_sets(self, eval_set, eval_qid, eval_sample_weight, kind, fit_params) -> dict:
         n = len(eval_set)
         eval_qid = [None] * n if eval_qid is None else list(eval_qid)
         weights = [None] * n if eval_sample_weight is None else list(eval_sample_weight)
@@ -262,7 +283,7 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
             sets.append((X_e, y_e))
             extras.append(extra)
             sorted_weights.append(w_e)
-        return eval_arguments(self.estimator, kind, sets, extras, sorted_weights)
+        return eval_arguments(self.estimator, kind, sets, extras, sorted_weights, fit_params)
 
     def _record_input(self, X):
         self.n_features_in_ = X.shape[1]

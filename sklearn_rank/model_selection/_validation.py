@@ -8,6 +8,7 @@ from numbers import Integral
 import sklearn
 from sklearn.model_selection import cross_validate
 
+from .._queries import QID_COLUMN, drop_column, qid_position, read_qid_column
 from .._validation import HasMethods, Interval, validate_params
 from ..estimators import QueryRanker
 from ..estimators._inner import fit_kind
@@ -61,13 +62,13 @@ def ranking_scoring(scoring, *, sample_weight=False):
     "estimator": [HasMethods(("fit", "predict"))],
     "X": ["array-like", "sparse matrix"],
     "y": ["array-like"],
-    "qid": ["array-like"],
+    "qid": ["array-like", str, None],
     "scoring": _SCORING,
     "cv": [Interval(Integral, 2, None, closed="left"),
            HasMethods(("split", "get_n_splits")), Iterable],
     "params": [dict, None],
 })
-def cross_validate_ranker(estimator, X, y, *, qid, scoring="ndcg@10", cv=5, params=None,
+def cross_validate_ranker(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5, params=None,
                           **kwargs) -> dict:
     """Cross-validate a ranker with folds that keep queries whole, scored per query.
 
@@ -80,8 +81,12 @@ def cross_validate_ranker(estimator, X, y, *, qid, scoring="ndcg@10", cv=5, para
     X : array-like, sparse matrix or DataFrame of shape (n_rows, n_features)
     y : array-like of shape (n_rows,)
         Relevance labels.
-    qid : array-like of shape (n_rows,)
-        Query id of each row; rows in any order.
+    qid : array-like of shape (n_rows,), str or None, default=None
+        Query id of each row (rows in any order), or the name of the
+        DataFrame column of ``X`` that holds them; None reads the column
+        named ``qid``. A column named here, or found, is taken out of ``X``
+        before the estimator sees it (never a feature); to keep it in ``X``
+        (a pipeline that selects it), pass its values: ``qid=df["qid"]``.
     scoring : str, list of str or dict, default="ndcg@10"
         A metric spec, a list of them, or a dict ``{name: spec or scorer}``;
         specs become :func:`~sklearn_rank.metrics.make_ranking_scorer` scorers.
@@ -120,9 +125,19 @@ def cross_validate_ranker(estimator, X, y, *, qid, scoring="ndcg@10", cv=5, para
     ...                             scoring=["ndcg@10", "ndcg(gain='linear')@10"], cv=3)
     >>> sorted(k for k in res if k.startswith("test_"))
     ["test_ndcg(gain='linear')@10", 'test_ndcg@10']
+
+    A DataFrame with a ``qid`` column needs no ``qid=`` (pandas or polars):
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame(X).add_prefix("f").assign(qid=qid)
+    >>> res = cross_validate_ranker(LGBMRanker(n_estimators=10, n_jobs=1, verbose=-1), df, y,
+    ...                             cv=3)
+    >>> res["test_score"].shape
+    (3,)
     """
     if not isinstance(estimator, QueryRanker) and fit_kind(estimator) != "none":
         estimator = QueryRanker(estimator)  # a bare LGBMRanker / XGBRanker
+    X, qid = _ids(estimator, X, qid)
     if isinstance(cv, Integral):
         cv = QueryKFold(cv)
     if params and "qid" in params:
@@ -133,3 +148,33 @@ def cross_validate_ranker(estimator, X, y, *, qid, scoring="ndcg@10", cv=5, para
         scoring = ranking_scoring(scoring, sample_weight="sample_weight" in params)
         return cross_validate(estimator, X, y, scoring=scoring, cv=cv, params=params,
                               **kwargs)
+
+
+def _ids(estimator, X, qid):
+    """``(X, qid)``: the ids as given, or read from a DataFrame column of ``X``
+    (``qid`` names it; None means ``'qid'``), which is then taken out of ``X``."""
+    if qid is not None and not isinstance(qid, str):
+        return X, qid
+    who = "cross_validate_ranker"
+    name = QID_COLUMN if qid is None else qid
+    columns = getattr(X, "columns", None)
+    if qid is None and (columns is None or QID_COLUMN not in list(columns)):
+        raise ValueError(
+            f"{who} needs the query id of each row of X: pass qid=<one query id per row>, "
+            "qid='<name of the DataFrame column of X that holds them>', or give X a "
+            "DataFrame column named 'qid'."
+        )
+    if columns is None:
+        raise ValueError(
+            f"{who}: qid={qid!r} names a column of X, but X is not a DataFrame; pass "
+            "qid=<one query id per row>."
+        )
+    if isinstance(estimator, QueryRanker) and estimator.qid_column is not None:
+        raise ValueError(
+            f"{who} takes the query-id column {name!r} out of X, so "
+            f"QueryRanker(qid_column={estimator.qid_column!r}) would not find it: leave "
+            f"qid_column at None, or pass the ids as values (qid=X[{name!r}]), which "
+            "keeps the column in X."
+        )
+    position = qid_position(X, name, f"{who}(qid={name!r})")
+    return drop_column(X, position), read_qid_column(X, position, who, check=False)

@@ -20,6 +20,7 @@ from ..metrics._evaluation import Evaluation
 from ..metrics._grouping import runs_of as _runs_of
 from ..metrics._plan import Plan
 from ..metrics._spec import parse_specs
+from ._frames import DataFrame, is_frame
 from ._io import read_qrels, read_run
 from ._join import match_rows, query_codes
 from ._tables import Qrels, Run
@@ -34,9 +35,11 @@ def _as_table(value, cls, reader, what):
         return value
     if isinstance(value, dict):
         return cls.from_dict(value)
+    if is_frame(value):
+        return cls.from_frame(value)
     if isinstance(value, str | os.PathLike) or hasattr(value, "read"):
         return reader(value)
-    raise TypeError(f"{what} must be a path, a file, a {cls.__name__} or a "
+    raise TypeError(f"{what} must be a path, a file, a {cls.__name__}, a DataFrame or a "
                     f"{{qid: {{docno: value}}}} dict; got {type(value).__name__}.")
 
 
@@ -86,8 +89,8 @@ def _trec_order(qcode: np.ndarray, starts: np.ndarray, score: np.ndarray, docno_
 
 
 @validate_params({
-    "qrels": [str, os.PathLike, HasMethods(("read",)), Qrels, dict],
-    "run": [str, os.PathLike, HasMethods(("read",)), Run, dict],
+    "qrels": [str, os.PathLike, HasMethods(("read",)), Qrels, DataFrame, dict],
+    "run": [str, os.PathLike, HasMethods(("read",)), Run, DataFrame, dict],
     "metrics": [str, MetricSpec, Iterable],
     "relevance_level": [Interval(Real, None, None, closed="neither")],
     "complete": ["boolean"],
@@ -99,13 +102,18 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
 
     Parameters
     ----------
-    qrels : path, file, Qrels or dict
+    qrels : path, file, Qrels, DataFrame or dict
         Relevance judgments: a qrels file (see :func:`read_qrels`), a
-        :class:`Qrels`, or ``{qid: {docno: level}}``; levels are integers, as
-        in trec_eval (``1.5`` is a ``ValueError``).
-    run : path, file, Run or dict
-        The run: a run file (see :func:`read_run`), a :class:`Run`, or
-        ``{qid: {docno: score}}``. Files are read with ``engine="auto"``;
+        :class:`Qrels`, a pandas or polars DataFrame with the columns ``qid,
+        docno, label`` (PyTerrier) or ``query_id, doc_id, relevance``
+        (ir_measures; see :meth:`Qrels.from_frame`), or ``{qid: {docno:
+        level}}``; levels are integers, as in trec_eval (``1.5`` is a
+        ``ValueError``).
+    run : path, file, Run, DataFrame or dict
+        The run: a run file (see :func:`read_run`), a :class:`Run`, a
+        DataFrame with the columns ``qid, docno, score`` (PyTerrier) or
+        ``query_id, doc_id, score`` (ir_measures; see :meth:`Run.from_frame`),
+        or ``{qid: {docno: score}}``. Files are read with ``engine="auto"``;
         pass ``read_qrels(path, engine=...)`` and ``read_run(path,
         engine=...)`` to choose the reader.
     metrics : str or list of str, default=("map", "P.10", "ndcg_cut.10", "recip_rank")

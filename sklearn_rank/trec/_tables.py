@@ -214,6 +214,37 @@ class Qrels(_Table):
         """From ``{qid: {docno: level}}`` (pytrec_eval's and ranx's layout)."""
         return cls(*cls._from_nested(judgments, "qrels"))
 
+    @classmethod
+    def from_frame(cls, frame) -> Qrels:
+        """From a pandas or polars DataFrame with the columns ``qid, docno,
+        label`` (PyTerrier's layout) or ``query_id, doc_id, relevance``
+        (ir_measures').
+
+        Other columns are ignored. Ids are text, as in a qrels file: string
+        columns are taken as they are, integer columns as their decimal
+        strings (``301`` is the query ``"301"``); float, boolean or missing
+        ids are an error (read files with the ids as strings: pandas
+        ``dtype=str`` keeps ``"001"``, which an integer column would make
+        ``"1"``). A frame with the id columns of both layouts or of neither
+        is an error naming the columns it needs.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from sklearn_rank.trec import Qrels, evaluate_run
+        >>> qrels = pd.DataFrame({"qid": ["q1", "q1", "q2"], "docno": ["d1", "d2", "d1"],
+        ...                       "label": [2, 0, 1]})
+        >>> Qrels.from_frame(qrels)
+        Qrels(3 judgments, 2 queries, 2 with level > 0)
+        >>> run = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["d2", "d1", "d1"],
+        ...                     "score": [0.9, 0.8, 0.5]})       # ir_measures' layout
+        >>> evaluate_run(qrels, run, ["recip_rank"]).per_query["mrr"]
+        array([0.5, 1. ])
+        """
+        from ._frames import table_from_frame
+
+        return table_from_frame(cls, frame)
+
 
 class Run(_Table):
     """A ranked run: one row per retrieved (query, document) pair.
@@ -250,3 +281,16 @@ class Run(_Table):
     def from_dict(cls, scores: dict, name: str = "run") -> Run:
         """From ``{qid: {docno: score}}`` (pytrec_eval's and ranx's layout)."""
         return cls(*cls._from_nested(scores, "run"), name)
+
+    @classmethod
+    def from_frame(cls, frame, name: str = "run") -> Run:
+        """From a pandas or polars DataFrame with the columns ``qid, docno,
+        score`` (PyTerrier's layout: a transformer's results) or ``query_id,
+        doc_id, score`` (ir_measures').
+
+        Other columns are ignored: a ``rank`` column too, as trec_eval ranks by
+        score. Ids follow :meth:`Qrels.from_frame`'s rules.
+        """
+        from ._frames import table_from_frame
+
+        return table_from_frame(cls, frame, name=name)
