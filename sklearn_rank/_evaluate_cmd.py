@@ -71,7 +71,9 @@ def add_parser(subparsers) -> None:
         description=(
             "Compare runs with a baseline run, per query: mean difference with a bootstrap "
             "confidence interval, a paired test corrected for the number of comparisons, "
-            "wins / ties / losses and an effect size, for every measure."
+            "wins / ties / losses and an effect size, for every measure. The verdict "
+            "('beats', 'does not differ significantly') is the test's; where the "
+            "interval disagrees with it, the sentence says why."
         ),
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -83,14 +85,18 @@ def add_parser(subparsers) -> None:
                         "first run)")
     c.add_argument("--test", choices=("randomization", "ttest", "wilcoxon"),
                    default="randomization", help="paired test (default: randomization)")
-    c.add_argument("--correction", choices=("holm", "bonferroni", "none"), default="holm",
-                   help="multiple-comparison correction (default: holm)")
+    c.add_argument("--correction", choices=("holm", "bonferroni", "fdr_bh", "none"),
+                   default="holm",
+                   help="multiple-comparison correction of the p-values: holm (default) or "
+                        "bonferroni (family-wise error rate), fdr_bh (Benjamini-Hochberg: "
+                        "false discovery rate), none")
     c.add_argument("--alpha", type=real(0, 1), default=0.05,
                    help="significance level (default 0.05)")
     c.add_argument("--resamples", type=integer(2), default=10000,
                    help="randomization / bootstrap resamples (default 10000)")
     c.add_argument("--seed", type=integer(0, 2**32 - 1), default=0,
-                   help="random seed (default 0)")
+                   help="seed of the randomization test and the bootstrap (default 0: the "
+                        "same report on every run)")
     c.add_argument("--missing", choices=("zero", "drop", "raise"), default="zero",
                    help="a query some run did not retrieve: score it 0 there (default, as "
                         "trec_eval -c), drop it, or stop with an error")

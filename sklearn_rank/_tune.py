@@ -31,8 +31,10 @@ def add_parser(subparsers) -> None:
             "Tune QueryRanker(LGBMRanker()) with scikit-learn's GridSearchCV over a small "
             "grid, cross-validated with QueryKFold (queries kept whole) and scored per "
             "query by NDCG@k with exponential gain, linear gain and the classic discount. "
-            "Prints the candidates, the best parameters, and the best model's per-query "
-            "NDCG@k on held-out queries."
+            "Prints the candidates (mean ± standard deviation of the fold scores), the best "
+            "parameters, the best model's per-query NDCG@k on held-out queries, and a "
+            "paired test of the best model against LightGBM's default num_leaves, "
+            "learning_rate and min_child_samples on those queries."
         ),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -137,13 +139,15 @@ def _metric_names(k: int, metric: str) -> tuple[list[str], str]:
 
 
 def _candidates_table(results, names, refit) -> str:
+    """One row per candidate, best first; each score is the mean of the fold
+    scores ± their standard deviation (the spread over folds)."""
     import numpy as np
 
     params = results["params"]
     keys = list(params[0])
     short = [k.removeprefix("estimator__") for k in keys]
     order = np.argsort(results[f"rank_test_{refit}"], kind="stable")
-    header = ["rank", *short] + [f"{n} (mean ± std)" for n in names]
+    header = ["rank", *short] + [f"{n} (fold mean ± std)" for n in names]
     rows = []
     for i in order:
         cells = [str(results[f"rank_test_{refit}"][i])]
@@ -213,15 +217,32 @@ def search(X, y, qid, *, k=10, metric="ndcg", folds=5, test_size=0.2, n_estimato
     return grid, ev, train, test, default_ev
 
 
-def _significance(best, default, metric, seed) -> str:
+#: What ``sklearn-rank tune`` calls the ranker it compares the best candidate with.
+DEFAULTS = "LightGBM's defaults"
+
+
+def _defaults(n_estimators: int, seed: int) -> str:
+    """The parameters of the ranker trained with LightGBM's defaults, in words."""
+    import lightgbm
+
+    params = lightgbm.LGBMRanker().get_params()
+    searched = ", ".join(f"{name}={params[name]!r}"
+                         for name in (k.removeprefix("estimator__") for k in GRID))
+    return (f"{DEFAULTS}: LGBMRanker(n_estimators={n_estimators}, random_state={seed}) "
+            f"with LightGBM {lightgbm.__version__}'s default {searched} (and every other "
+            "parameter)")
+
+
+def _significance(best, default, metric, seed, n_estimators) -> str:
     """The best candidate against LightGBM's defaults on the held-out queries."""
     from .stats import compare
 
-    report = compare({"default parameters": default, "the best candidate": best},
+    report = compare({DEFAULTS: default, "the best candidate": best},
                      metrics=[metric], correction=None, random_state=seed)
     c = report.comparisons[0]
-    return (f"significance on the held-out queries: {c.sentence(None)} "
-            f"(paired randomization test, {c.n_queries} queries; 95% bootstrap interval)")
+    return (f"significance on the held-out queries: {c.sentence(None)}\n"
+            f"  (paired randomization test on {c.n_queries} queries; "
+            f"{_defaults(n_estimators, seed)}, trained on the same rows)")
 
 
 def _check_split(args, qid) -> None:
@@ -264,13 +285,15 @@ def run(args) -> int:
             test_size=args.test_size, n_estimators=args.n_estimators, n_jobs=args.n_jobs,
             seed=args.seed, progress=sys.stderr)
     say(f"tuned on {np.unique(qid[train]).shape[0]} queries ({train.shape[0]} rows)")
-    say(f"\ncandidates (cross-validated per-query means, best {refit} first):")
+    say(f"\ncandidates, best {refit} first: mean ± standard deviation of the {args.folds} "
+        "fold scores (the spread over folds, not a confidence interval; a fold's score is "
+        "the mean over its queries)")
     say(_candidates_table(grid.cv_results_, names, refit))
     best = {k.removeprefix("estimator__"): v for k, v in grid.best_params_.items()}
     say(f"\nbest parameters by {refit}: {best}")
     say(f"\nbest model on {ev.n_queries} held-out queries ({test.shape[0]} rows), per-query "
         f"NDCG@{args.k}; {ev.n_empty[refit]} queries without relevant documents score 0:")
     say(_summary(ev, names))
-    say("\n" + _significance(ev, default_ev, refit, args.seed))
+    say("\n" + _significance(ev, default_ev, refit, args.seed, args.n_estimators))
     say(f"\ndone in {time.perf_counter() - t0:.1f} s")
     return 0

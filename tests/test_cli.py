@@ -53,6 +53,12 @@ def test_tune_prints_the_numbers_of_the_search():
     i = int(np.argmin(grid.cv_results_["rank_test_ndcg@5"]))
     mean, std = grid.cv_results_["mean_test_ndcg@5"][i], grid.cv_results_["std_test_ndcg@5"][i]
     assert f"{mean:.4f} ± {std:.4f}" in out
+    # the ± is the spread of the fold scores, and the table says so
+    folds = [grid.cv_results_[f"split{j}_test_ndcg@5"][i] for j in range(2)]
+    assert (mean, std) == pytest.approx((np.mean(folds), np.std(folds)), abs=1e-15)
+    assert ("mean ± standard deviation of the 2 fold scores (the spread over folds, not a "
+            "confidence interval" in out)
+    assert "ndcg@5 (fold mean ± std)" in out
     # the held-out per-query summary equals the metric recomputed from scratch
     pred = grid.best_estimator_.predict(X[test])
     for name in ("ndcg@5", "ndcg(gain='linear')@5", "ndcg(discount='classic')@5"):
@@ -69,11 +75,23 @@ def test_tune_prints_the_numbers_of_the_search():
     line = next(ln for ln in out.splitlines() if ln.startswith("significance"))
     p = float(re.search(r"p [=<] ([0-9.]+)", line).group(1))
     verb = ("beats" if d.mean() > 0 else "trails") if p < 0.05 else None
-    claim = (f"the best candidate {verb} default parameters on ndcg@5 by " if verb else
-             "the best candidate does not differ significantly from default parameters on "
+    claim = (f"the best candidate {verb} LightGBM's defaults on ndcg@5 by " if verb else
+             "the best candidate does not differ significantly from LightGBM's defaults on "
              "ndcg@5: ")
     assert f"{claim}{d.mean():+.4f}" in line
     assert f"{int((d > 1e-12).sum())} wins / {int((d < -1e-12).sum())} losses" in line
+    # ... and it names the defaults: LightGBM's own, for the searched parameters
+    import lightgbm
+
+    defaults = lightgbm.LGBMRanker().get_params()
+    named = out.splitlines()[out.splitlines().index(line) + 1]
+    assert named.startswith(f"  (paired randomization test on {ev.n_queries} queries; "
+                            "LightGBM's defaults: LGBMRanker(n_estimators=8, random_state=0) "
+                            f"with LightGBM {lightgbm.__version__}'s default ")
+    for name in ("num_leaves", "learning_rate", "min_child_samples"):
+        assert f"{name}={defaults[name]!r}" in named
+    assert (defaults["num_leaves"], defaults["learning_rate"],
+            defaults["min_child_samples"]) == (31, 0.1, 20)  # LightGBM's documented defaults
 
 
 def test_tune_shows_progress_on_stderr():
@@ -255,6 +273,29 @@ def test_compare_prints_the_report(tmp_path):
     latex = _run("compare", qrels, bad, good, "-m", "P.5", "--format", "latex",
                  "--test", "ttest", "--correction", "none").stdout
     assert r"\begin{tabular}" in latex and "P\\_5" in latex
+
+
+def test_compare_corrections_and_seed(tmp_path):
+    """--correction fdr_bh is compare(correction="fdr_bh"); the default --seed 0 is
+    compare's default seed, so the report repeats."""
+    from sklearn_rank.stats import compare
+    from sklearn_rank.stats._comparison import _p
+    from sklearn_rank.trec import evaluate_run
+
+    qrels, bad, good = _more_queries(tmp_path, n_queries=12)
+    args = ["compare", qrels, bad, good, "-m", "ndcg_cut.5", "-m", "map", "-m", "P.5",
+            "--resamples", "500"]
+    out = _run(*args, "--correction", "fdr_bh").stdout
+    evs = {name: evaluate_run(qrels, path, ["ndcg_cut.5", "map", "P.5"])
+           for name, path in (("bad", bad), ("good", good))}
+    report = compare(evs, correction="fdr_bh", n_resamples=500, missing="zero")
+    assert "p (BH)" in out and "Benjamini-Hochberg" in out
+    for c in report.comparisons:
+        assert f"{_p(c.pvalue_corrected, True)} (BH)" in out
+    assert _run(*args, "--correction", "fdr_bh").stdout == out  # seeded by default
+    assert _run(*args, "--correction", "fdr_bh", "--seed", "0").stdout == out
+    proc = _run(*args, "--correction", "bh", check=False)
+    assert proc.returncode == 2 and "invalid choice: 'bh'" in proc.stderr
 
 
 @pytest.mark.parametrize("args, message", [

@@ -1,6 +1,7 @@
 """Significance tests, bootstrap intervals, reports and the CV comparison."""
 
 import dataclasses
+import inspect
 import itertools
 
 import numpy as np
@@ -18,7 +19,7 @@ from sklearn_rank.stats import (
     randomization_test,
     wilcoxon_test,
 )
-from sklearn_rank.stats._report import _adjust
+from sklearn_rank.stats._corrections import adjust as _adjust
 
 
 def _evaluations(seed=0, n_queries=60, noises=(2.0, 1.5, 0.5), metrics=("ndcg@5", "map")):
@@ -192,14 +193,17 @@ def test_report_renders():
     assert "S2 beats S0 on ndcg@5 by +" in text and "(Holm)" in text
     # A difference that is not significant is not called a win.
     c = report.comparisons[0]
-    flat = dataclasses.replace(c, significant=False, pvalue_corrected=0.2853)
-    assert flat.sentence(None).startswith(
+    flat = dataclasses.replace(c, significant=False, pvalue=0.2853, pvalue_corrected=0.2853,
+                               low=-0.01)
+    assert flat.sentence(None) == (
         f"{c.system} does not differ significantly from S0 on {c.metric}: "
-        f"{c.difference:+.4f} [{c.low:+.4f}, {c.high:+.4f}], p = 0.285, ")
-    worse = dataclasses.replace(c, significant=True, difference=-0.5, pvalue_corrected=0.01)
-    assert worse.sentence("bonferroni").startswith(
-        f"{c.system} trails S0 on {c.metric} by -0.5000 [")
-    assert "p = 0.010 (Bonferroni)" in worse.sentence("bonferroni")
+        f"{c.difference:+.4f}, 95% bootstrap CI [-0.0100, {c.high:+.4f}], p = 0.285, "
+        f"{c.wins} wins / {c.losses} losses")
+    worse = dataclasses.replace(c, significant=True, difference=-0.5, low=-0.7, high=-0.3,
+                                pvalue=0.005, pvalue_corrected=0.01)
+    assert worse.sentence("bonferroni") == (
+        f"{c.system} trails S0 on {c.metric} by -0.5000, 95% bootstrap CI [-0.7000, -0.3000], "
+        f"p = 0.010 (Bonferroni), {c.wins} wins / {c.losses} losses")
     strong = [c for c in report.comparisons if c.system == "S2"]
     assert all(c.significant for c in strong)  # much less noise: clearly better
     # 1000 resamples: the smallest p-value is 1/1001, times 4 comparisons (Holm)
@@ -235,6 +239,168 @@ def test_compare_errors():
         compare(evs, correction="fdr")
     with pytest.raises(TypeError, match=r"evaluations\['S0'\] must be an Evaluation"):
         compare({"S0": [1, 2]})
+
+
+# ---------------------------------------------------------------- default seeds
+
+
+@pytest.mark.parametrize("function", [randomization_test, bootstrap_ci, compare])
+def test_the_resampling_functions_are_seeded_by_default(function):
+    """random_state=0 by default, and said so in the docstring."""
+    assert inspect.signature(function).parameters["random_state"].default == 0
+    assert "random_state : int, numpy Generator or None, default=0" in function.__doc__
+
+
+def test_default_seed_repeats_every_number():
+    rng = np.random.default_rng(5)
+    a, b = rng.uniform(size=40), rng.uniform(size=40)  # 2**40 sign flips: Monte Carlo
+    first = randomization_test(a, b, n_resamples=500)
+    assert not first.exact
+    assert randomization_test(a, b, n_resamples=500) == first
+    assert randomization_test(a, b, n_resamples=500, random_state=0) == first
+    ci = bootstrap_ci(a, b, n_resamples=500)
+    assert bootstrap_ci(a, b, n_resamples=500) == ci
+    assert bootstrap_ci(a, b, n_resamples=500, random_state=0) == ci
+    evs = _evaluations()
+    text = str(compare(evs, n_resamples=500))
+    assert str(compare(evs, n_resamples=500)) == text
+    assert str(compare(evs, n_resamples=500, random_state=0)) == text
+
+
+# ---------------------------------------------------------------- the verdict and the interval
+
+
+def _precision_at_10(values):
+    """An Evaluation whose per-query p@10 are ``values`` (multiples of 0.1): every
+    query has 10 relevant and 10 non-relevant documents, and round(10 v) relevant
+    ones are ranked in the top 10."""
+    y, score, qid = [], [], []
+    for q, v in enumerate(values):
+        hits = round(10 * v)
+        y += [1] * 10 + [0] * 10
+        score += [2] * hits + [0] * (10 - hits) + [1] * (10 - hits) + [0] * hits
+        qid += [q] * 20
+    ev = evaluate(np.array(y), np.array(score, dtype=float), qid=np.array(qid),
+                  metrics=["p@10"])
+    np.testing.assert_allclose(ev.per_query["p@10"], values, rtol=0, atol=1e-15)
+    return ev
+
+
+def _sign_flip_pvalue(d):
+    """The exact two-sided paired randomization p-value, by SciPy."""
+    res = stats.permutation_test((np.asarray(d),), np.mean, permutation_type="samples",
+                                 n_resamples=np.inf, alternative="two-sided")
+    return res.pvalue
+
+
+def test_interval_excluding_zero_beside_no_significance_says_why_methods():
+    """Five queries, B better on every one: every bootstrap mean is a mean of
+    positive differences, so the interval excludes 0, but the exact randomization
+    test cannot go below 2 / 2**5 = 0.0625 (only all signs kept, or all flipped,
+    reach the observed |mean|)."""
+    evs = {"A": _precision_at_10([0.5] * 5), "B": _precision_at_10([0.6, 0.7, 0.8, 0.9, 0.6])}
+    assert _sign_flip_pvalue([0.1, 0.2, 0.3, 0.4, 0.1]) == pytest.approx(0.0625)
+    c = compare(evs).comparisons[0]
+    assert c.pvalue == c.pvalue_corrected == 0.0625 and not c.significant
+    assert c.low >= 0.1 - 1e-12  # at least the smallest difference
+    assert c.sentence("holm") == (
+        "B does not differ significantly from A on p@10: +0.2200, 95% bootstrap CI "
+        f"[{c.low:+.4f}, {c.high:+.4f}], p = 0.062 (Holm), 5 wins / 0 losses; the interval "
+        "excludes 0 but the test is not significant: the bootstrap percentile interval and "
+        "the paired randomization test are different methods, which can disagree near the "
+        "threshold, more often with few queries (5); the verdict is the test's")
+    assert c.sentence("holm") in str(compare(evs))
+
+
+def test_interval_excluding_zero_beside_no_significance_says_why_correction():
+    """Two systems better than A on each of 6 queries: p = 2 / 2**6 each, which
+    Holm doubles (2 comparisons) to 0.0625: significant before the correction
+    only, and the interval is not corrected."""
+    evs = {"A": _precision_at_10([0.5] * 6), "B": _precision_at_10([0.6] * 6),
+           "C": _precision_at_10([0.7, 0.6, 0.8, 0.6, 0.9, 0.6])}
+    assert _sign_flip_pvalue([0.2, 0.1, 0.3, 0.1, 0.4, 0.1]) == pytest.approx(1 / 32)
+    report = compare(evs)
+    for c in report.comparisons:
+        assert (c.pvalue, c.pvalue_corrected, c.significant) == (1 / 32, 1 / 16, False)
+        assert c.low > 0
+        assert c.sentence("holm").endswith(
+            "p = 0.062 (Holm), 6 wins / 0 losses; the interval excludes 0 but the test is "
+            "not significant after Holm's correction for multiple comparisons (p = 0.031 "
+            "before it), which the interval does not make")
+    # without the correction, the verdict and the intervals agree: no reason given
+    for c in compare(evs, correction=None).comparisons:
+        assert c.significant and c.sentence(None).startswith(f"{c.system} beats A on p@10")
+        assert c.sentence(None).endswith("6 wins / 0 losses")
+
+
+def test_interval_including_zero_beside_significance_says_why_level():
+    """d = four +0.1 and four -0.5: the exact p-value is 32 / 256 = 0.125 (only the
+    assignments keeping the four -0.5 together reach |sum| >= 1.6), significant at
+    alpha = 0.2, while the 95% interval includes 0; the 80% interval, which matches
+    a test at alpha = 0.2, does not."""
+    values = [0.6] * 4 + [0.0] * 4
+    evs = {"A": _precision_at_10([0.5] * 8), "B": _precision_at_10(values)}
+    assert _sign_flip_pvalue(np.array(values) - 0.5) == pytest.approx(0.125)
+    c = compare(evs, alpha=0.2, correction=None).comparisons[0]
+    assert c.pvalue == 0.125 and c.significant and c.low < 0 < c.high
+    assert c.sentence(None).startswith("B trails A on p@10 by -0.2000, 95% bootstrap CI [")
+    assert c.sentence(None).endswith(
+        "4 wins / 4 losses; the interval includes 0 but the test is significant: the interval "
+        "is at 95%, the test at alpha = 0.2, which matches an interval at 80%")
+    matched = compare(evs, alpha=0.2, confidence=0.8, correction=None).comparisons[0]
+    assert matched.high < 0 and matched.sentence(None).endswith("4 wins / 4 losses")
+    assert "97.5% CI" in str(compare(evs, confidence=0.975))
+
+
+# ---------------------------------------------------------------- Benjamini-Hochberg
+
+
+def _bh_by_hand(p):
+    """Benjamini-Hochberg adjusted p-values, from the definition: for the i-th
+    smallest p-value, min over j >= i of p_(j) * m / j, capped at 1."""
+    m = len(p)
+    order = sorted(range(m), key=lambda i: p[i])
+    out = [0.0] * m
+    for rank, i in enumerate(order, start=1):
+        out[i] = min(1.0, min(p[j] * m / r for r, j in enumerate(order, start=1)
+                              if r >= rank))
+    return out
+
+
+def test_benjamini_hochberg_adjustment_by_hand():
+    p = np.array([0.01, 0.04, 0.03, 0.2])
+    # sorted 0.01, 0.03, 0.04, 0.2 times 4/1, 4/2, 4/3, 4/4: 0.04, 0.06, 0.0533, 0.2,
+    # then the minimum from the largest down: 0.04, 0.0533, 0.0533, 0.2
+    np.testing.assert_allclose(_adjust(p, "fdr_bh"), [0.04, 0.16 / 3, 0.16 / 3, 0.2])
+    np.testing.assert_allclose(_adjust(p, "fdr_bh"), _bh_by_hand(p.tolist()))
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        p = rng.uniform(0, 0.2, size=rng.integers(1, 12))
+        np.testing.assert_allclose(_adjust(p, "fdr_bh"), _bh_by_hand(p.tolist()),
+                                   rtol=1e-14)
+    # four p-values just below alpha: Holm finds one, Benjamini-Hochberg all four
+    p = np.array([0.01, 0.02, 0.03, 0.04])
+    np.testing.assert_allclose(_adjust(p, "holm"), [0.04, 0.06, 0.06, 0.06])
+    np.testing.assert_allclose(_adjust(p, "fdr_bh"), [0.04] * 4)
+
+
+def test_compare_with_benjamini_hochberg():
+    evs = _evaluations(noises=(2.0, 1.5, 1.2, 0.5))
+    report = compare(evs, correction="fdr_bh", n_resamples=1000)
+    raw = [c.pvalue for c in report.comparisons]
+    assert raw == [c.pvalue for c in compare(evs, correction=None,
+                                             n_resamples=1000).comparisons]
+    np.testing.assert_allclose([c.pvalue_corrected for c in report.comparisons],
+                               _bh_by_hand(raw), rtol=1e-14)
+    assert [c.significant for c in report.comparisons] == [
+        p < 0.05 for p in _bh_by_hand(raw)]
+    text = str(report)
+    assert "p (BH)" in text and "(BH), " in text
+    assert "after Benjamini-Hochberg's correction (false discovery rate 0.05)" in text
+    assert report.to_frame()["pvalue_corrected"].dropna().tolist() == [
+        c.pvalue_corrected for c in sorted(report.comparisons,
+                                           key=lambda c: (report.metrics.index(c.metric),
+                                                          report.systems.index(c.system)))]
 
 
 # ---------------------------------------------------------------- cross-validation

@@ -3,78 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
 
 from .._validation import StrOptions, validate_params
 from ..metrics._evaluation import Evaluation
 from ._bootstrap import bootstrap_ci
+from ._comparison import TESTS, Comparison, _p, percent
 from ._constraints import LEVEL, PAIRED, RESAMPLES, SEED
+from ._corrections import CORRECTIONS, adjust, label
 from ._pairing import paired_values
 from ._tests import paired_ttest, randomization_test, wilcoxon_test
 
 __all__ = ["Comparison", "Report", "compare"]
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """One system against the baseline on one metric (a row of a :class:`Report`)."""
-
-    metric: str
-    system: str
-    baseline: str
-    mean: float
-    baseline_mean: float
-    difference: float
-    low: float
-    high: float
-    pvalue: float
-    pvalue_corrected: float
-    significant: bool
-    wins: int
-    ties: int
-    losses: int
-    effect_size: float
-    n_queries: int
-
-    def sentence(self, correction: str | None) -> str:
-        """``"B beats A on ndcg@10 by +0.0120 [+0.0040, +0.0200], p = 0.003 (Holm), 412
-        wins / 301 losses"``.
-
-        "beats" / "trails" only when the difference is significant; otherwise
-        ``"B does not differ significantly from A on ndcg@10: +0.0030 [...]"``.
-        """
-        label = {"holm": " (Holm)", "bonferroni": " (Bonferroni)", None: ""}[correction]
-        if self.significant and self.difference != 0:
-            verb = "beats" if self.difference > 0 else "trails"
-            claim = f"{self.system} {verb} {self.baseline} on {self.metric} by "
-        else:
-            claim = (f"{self.system} does not differ significantly from {self.baseline} on "
-                     f"{self.metric}: ")
-        return (f"{claim}{self.difference:+.4f} [{self.low:+.4f}, {self.high:+.4f}], "
-                f"p {_p(self.pvalue_corrected, sentence=True)}{label}, {self.wins} wins / "
-                f"{self.losses} losses")
-
-
-def _p(p: float, sentence: bool = False) -> str:
-    if p < 0.001:
-        return "< 0.001" if sentence else "<0.001"
-    return f"= {p:.3f}" if sentence else f"{p:.3f}"
-
-
-def _adjust(pvalues: np.ndarray, correction) -> np.ndarray:
-    """Holm's step-down or Bonferroni's adjusted p-values (capped at 1)."""
-    m = pvalues.shape[0]
-    if correction is None or m == 0:
-        return pvalues.copy()
-    if correction == "bonferroni":
-        return np.minimum(pvalues * m, 1.0)
-    order = np.argsort(pvalues, kind="stable")
-    adjusted = np.maximum.accumulate(pvalues[order] * (m - np.arange(m)))
-    out = np.empty(m)
-    out[order] = np.minimum(adjusted, 1.0)
-    return out
 
 
 class Report:
@@ -124,18 +65,21 @@ class Report:
                        f"{c.wins}/{c.ties}/{c.losses}", f"{c.effect_size:+.2f}"]
 
     def _header(self) -> list[str]:
-        p = {"holm": "p (Holm)", "bonferroni": "p (Bonferroni)", None: "p"}[self.correction]
+        name = label(self.correction)
         return ["metric", "system", "mean", f"Δ vs {self.baseline}",
-                f"{self.confidence:.0%} CI", p, "W/T/L", "d"]
+                f"{percent(self.confidence)} CI", f"p ({name})" if name else "p", "W/T/L", "d"]
 
     def _note(self) -> str:
         n = self.comparisons[0].n_queries if self.comparisons else 0
-        tests = {"randomization": "paired randomization test", "ttest": "paired t-test",
-                 "wilcoxon": "Wilcoxon signed-rank test"}
-        return (f"{n} queries; {tests[self.test]}; * p < {self.alpha:g} after correction; "
-                "CI: bootstrap percentile interval of the mean difference; W/T/L: queries "
-                "won, tied, lost against the baseline; d: mean difference / its standard "
-                "deviation (Cohen's d for paired data)")
+        after = {None: "", "holm": " after Holm's correction",
+                 "bonferroni": " after Bonferroni's correction",
+                 "fdr_bh": (" after Benjamini-Hochberg's correction (false discovery rate "
+                            f"{self.alpha:g})")}[self.correction]
+        return (f"{n} queries; {TESTS[self.test]}; * p < {self.alpha:g}{after}; CI: bootstrap "
+                "percentile interval of the mean difference, not corrected for multiple "
+                "comparisons (the verdict is the test's; a sentence below says why when they "
+                "disagree); W/T/L: queries won, tied, lost against the baseline; d: mean "
+                "difference / its standard deviation (Cohen's d for paired data)")
 
     def __str__(self) -> str:
         rows = list(self._rows())
@@ -214,7 +158,7 @@ class Report:
     "baseline": [str, None],
     "metrics": ["array-like", None],
     "test": [StrOptions({"randomization", "ttest", "wilcoxon"})],
-    "correction": [StrOptions({"holm", "bonferroni"}), None],
+    "correction": [StrOptions(set(CORRECTIONS)), None],
     "alpha": LEVEL,
     "confidence": LEVEL,
     "n_resamples": RESAMPLES,
@@ -223,7 +167,7 @@ class Report:
 })
 def compare(evaluations: dict, *, baseline=None, metrics=None, test="randomization",
             correction="holm", alpha=0.05, confidence=0.95, n_resamples=10000,
-            missing="raise", random_state=None) -> Report:
+            missing="raise", random_state=0) -> Report:
     """Compare systems with a baseline, per query, with tests, intervals and counts.
 
     Parameters
@@ -237,19 +181,31 @@ def compare(evaluations: dict, *, baseline=None, metrics=None, test="randomizati
         Metrics to compare; by default every metric all evaluations share.
     test : {'randomization', 'ttest', 'wilcoxon'}, default='randomization'
         The paired test for each (system, metric).
-    correction : {'holm', 'bonferroni'} or None, default='holm'
+    correction : {'holm', 'bonferroni', 'fdr_bh'} or None, default='holm'
         Correction of the p-values for the number of comparisons (systems
-        other than the baseline x metrics).
+        other than the baseline x metrics), by statsmodels' names: Holm's
+        step-down and Bonferroni's control the family-wise error rate (the
+        chance of any false "beats"); ``'fdr_bh'``, Benjamini-Hochberg
+        (:func:`scipy.stats.false_discovery_control`, SciPy's ``method='bh'``),
+        the false discovery rate (the expected share of false ones among the
+        comparisons called significant), which finds more differences when
+        there are many comparisons.
     alpha : float, default=0.05
-        Significance level for the markers, after correction.
+        Significance level for the markers and the verdicts, after correction.
     confidence : float, default=0.95
-        Level of the bootstrap intervals of the differences.
+        Level of the bootstrap intervals of the differences (not corrected
+        for multiple comparisons).
     n_resamples : int, default=10000
         Resamples of the randomization test and of the bootstrap.
     missing : {'raise', 'drop', 'zero'}, default='raise'
         Queries missing from some evaluations: see
         :func:`~sklearn_rank.stats.paired_values`.
-    random_state : int or None, default=None
+    random_state : int, numpy Generator or None, default=0
+        Seed of the randomization test and of the bootstrap, passed to both
+        for every comparison, so that a report is the same on every run and
+        each comparison's p-value and interval are those of
+        :func:`randomization_test` and :func:`bootstrap_ci` called with the
+        same seed. ``None`` draws a fresh seed from the operating system.
 
     Returns
     -------
@@ -260,6 +216,17 @@ def compare(evaluations: dict, *, baseline=None, metrics=None, test="randomizati
 
     Notes
     -----
+    The verdict ("beats", "trails", "does not differ significantly") is the
+    test's, after the correction. The interval describes the size of the
+    difference; it is a different method (a bootstrap percentile interval,
+    not corrected for multiple comparisons), so the two can disagree: an
+    interval may exclude 0 for a difference the test does not call
+    significant, because of the correction, because ``confidence`` is not
+    ``1 - alpha``, or because the methods differ near the threshold (the
+    percentile interval tends to be too narrow with few queries). The
+    sentence of such a comparison says which; both are reported, never
+    silently reconciled.
+
     The inputs are not modified. Wins, ties and losses count queries on which
     the system scores above, the same as (within 1e-12), or below the baseline.
     When a system scores exactly as the baseline on every query, its p-value
@@ -301,8 +268,9 @@ def compare(evaluations: dict, *, baseline=None, metrics=None, test="randomizati
                 ci = bootstrap_ci(x - y, confidence=confidence, n_resamples=n_resamples,
                                   random_state=random_state)
                 rows.append(_row(metric, name, baseline, x, y, ci, run_test))
-    adjusted = _adjust(np.asarray([row["pvalue"] for row in rows]), correction)
-    comparisons = [Comparison(**row, pvalue_corrected=float(pa), significant=bool(pa < alpha))
+    adjusted = adjust(np.asarray([row["pvalue"] for row in rows]), correction)
+    comparisons = [Comparison(**row, pvalue_corrected=float(pa), significant=bool(pa < alpha),
+                              confidence=confidence, alpha=alpha, test=test)
                    for row, pa in zip(rows, adjusted, strict=True)]
     return Report(means, comparisons, baseline, test, correction, alpha, confidence)
 

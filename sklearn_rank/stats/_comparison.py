@@ -1,0 +1,119 @@
+"""One system against a baseline on one metric, and the sentence that says it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._corrections import label
+
+__all__ = ["TESTS", "Comparison", "percent"]
+
+
+#: ``test=`` value -> its name in sentences and notes.
+TESTS = {"randomization": "paired randomization test", "ttest": "paired t-test",
+         "wilcoxon": "Wilcoxon signed-rank test"}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One system against the baseline on one metric (a row of a :class:`Report`).
+
+    Attributes
+    ----------
+    metric, system, baseline : str
+    mean, baseline_mean : float
+        The means of the system and of the baseline over the paired queries.
+    difference : float
+        The mean per-query difference, system - baseline.
+    low, high : float
+        The bootstrap percentile interval of ``difference`` at level
+        ``confidence``, not corrected for multiple comparisons.
+    pvalue, pvalue_corrected : float
+        The test's two-sided p-value, before and after the correction.
+    significant : bool
+        ``pvalue_corrected < alpha``: the verdict, which is the test's.
+    wins, ties, losses : int
+        Queries on which the system scores above, the same as, or below the
+        baseline.
+    effect_size : float
+        Mean difference / its standard deviation (Cohen's d for paired data).
+    n_queries : int
+    confidence, alpha : float
+    test : {'randomization', 'ttest', 'wilcoxon'}
+    """
+
+    metric: str
+    system: str
+    baseline: str
+    mean: float
+    baseline_mean: float
+    difference: float
+    low: float
+    high: float
+    pvalue: float
+    pvalue_corrected: float
+    significant: bool
+    wins: int
+    ties: int
+    losses: int
+    effect_size: float
+    n_queries: int
+    confidence: float = 0.95
+    alpha: float = 0.05
+    test: str = "randomization"
+
+    def sentence(self, correction: str | None) -> str:
+        """The comparison in words, for example ``"B beats A on ndcg@10 by +0.0120, 95%
+        bootstrap CI [+0.0040, +0.0200], p = 0.003 (Holm), 412 wins / 301 losses"``.
+
+        "beats" / "trails" only when the test is significant after the
+        correction; otherwise ``"B does not differ significantly from A on
+        ndcg@10: +0.0030, 95% bootstrap CI [...]"``. When the interval and
+        the verdict disagree (an interval that excludes 0 without a
+        significant test, or the reverse), the sentence ends with the reason.
+        """
+        name = label(correction)
+        if self.significant and self.difference != 0:
+            verb = "beats" if self.difference > 0 else "trails"
+            claim = f"{self.system} {verb} {self.baseline} on {self.metric} by "
+        else:
+            claim = (f"{self.system} does not differ significantly from {self.baseline} on "
+                     f"{self.metric}: ")
+        return (f"{claim}{self.difference:+.4f}, {percent(self.confidence)} bootstrap CI "
+                f"[{self.low:+.4f}, {self.high:+.4f}], p {_p(self.pvalue_corrected, True)}"
+                f"{f' ({name})' if name else ''}, {self.wins} wins / {self.losses} losses"
+                f"{self._disagreement(correction)}")
+
+    def _disagreement(self, correction: str | None) -> str:
+        """Why the interval and the verdict disagree (``"; ..."``), or ``""``."""
+        excludes = self.low > 0 or self.high < 0
+        significant = self.significant and self.difference != 0
+        if excludes == significant:
+            return ""
+        where = "excludes 0 but the test is not significant" if excludes else \
+            "includes 0 but the test is significant"
+        if not significant and correction is not None and self.pvalue < self.alpha:
+            return (f"; the interval {where} after {label(correction)}'s correction for "
+                    f"multiple comparisons (p {_p(self.pvalue, True)} before it), which the "
+                    "interval does not make")
+        if abs(self.confidence - (1 - self.alpha)) > 1e-9:
+            return (f"; the interval {where}: the interval is at "
+                    f"{percent(self.confidence)}, the test at alpha = {self.alpha:g}, which "
+                    f"matches an interval at {percent(1 - self.alpha)}")
+        before = (f" (p {_p(self.pvalue, True)} before correction)"
+                  if self.pvalue != self.pvalue_corrected else "")
+        return (f"; the interval {where}{before}: the bootstrap percentile interval and the "
+                f"{TESTS[self.test]} are different methods, which can disagree near the "
+                f"threshold, more often with few queries ({self.n_queries}); the verdict is "
+                "the test's")
+
+
+def percent(level: float) -> str:
+    """``0.95`` -> ``"95%"``, ``0.975`` -> ``"97.5%"``."""
+    return f"{level * 100:.10g}%"
+
+
+def _p(p: float, sentence: bool = False) -> str:
+    if p < 0.001:
+        return "< 0.001" if sentence else "<0.001"
+    return f"= {p:.3f}" if sentence else f"{p:.3f}"
