@@ -5,9 +5,10 @@ Tune an LGBMRanker with GridSearchCV
 A grid search over LightGBM's ``LGBMRanker``, scored by per-query NDCG@10 on
 folds that keep every query whole. Query ids reach the splitter
 (:class:`~sklearn_rank.model_selection.QueryKFold`), the ranker
-(:class:`~sklearn_rank.estimators.QueryRanker`) and the scorers
-(:func:`~sklearn_rank.metrics.make_ranking_scorer`) through scikit-learn's
-metadata routing.
+(:class:`~sklearn_rank.estimators.QueryRanker`) and the scorer through
+scikit-learn's metadata routing. The two metrics come from one scorer
+(:func:`~sklearn_rank.model_selection.ranking_scoring`) that predicts each
+fold once.
 
 Run: python examples/lightgbm_grid_search.py
 """
@@ -20,8 +21,8 @@ from sklearn.model_selection import GridSearchCV
 
 from sklearn_rank.datasets import make_ranking
 from sklearn_rank.estimators import QueryRanker
-from sklearn_rank.metrics import evaluate, make_ranking_scorer
-from sklearn_rank.model_selection import QueryKFold, QueryShuffleSplit
+from sklearn_rank.metrics import evaluate
+from sklearn_rank.model_selection import QueryKFold, QueryShuffleSplit, ranking_scoring
 
 sklearn.set_config(enable_metadata_routing=True)
 
@@ -32,8 +33,8 @@ train, test = next(QueryShuffleSplit(n_splits=1, test_size=0.2, random_state=0)
 search = GridSearchCV(
     QueryRanker(LGBMRanker(n_estimators=50, n_jobs=1, verbose=-1)),
     {"estimator__num_leaves": [7, 31], "estimator__learning_rate": [0.05, 0.1]},
-    scoring={"ndcg@10": make_ranking_scorer("ndcg@10"),
-             "ndcg_linear@10": make_ranking_scorer("ndcg(gain='linear')@10")},
+    scoring=ranking_scoring({"ndcg@10": "ndcg@10",
+                             "ndcg_linear@10": "ndcg(gain='linear')@10"}),
     refit="ndcg@10",
     cv=QueryKFold(5),
 )

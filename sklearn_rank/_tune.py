@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from contextlib import contextmanager
 from functools import partial
 
 from ._cli_support import EPILOG, CommandError, integer, option, real
@@ -61,8 +62,10 @@ def add_parser(subparsers) -> None:
                    help="fraction of rows (whole queries) held out (default 0.2)")
     p.add_argument("--n-estimators", type=integer(1), default=100,
                    help="boosting rounds of every candidate (default 100)")
-    p.add_argument("--n-jobs", type=integer(nonzero=True), default=1,
-                   help="parallel fits (joblib processes; -1: one per CPU; default 1)")
+    p.add_argument("--n-jobs", type=integer(nonzero=True), default=None,
+                   help="fits at a time, each on one LightGBM thread (threads of this "
+                        "process; -1: one per usable core, -2: all but one, ...; default: "
+                        "one per usable core)")
     p.add_argument("--seed", type=integer(0, 2**32 - 1), default=0,
                    help="random seed (default 0)")
     p.set_defaults(func=run, command="tune")
@@ -176,43 +179,88 @@ def _summary(ev, names) -> str:
     return "\n".join(lines)
 
 
+def usable_cores() -> int:
+    """The cores this process may use: the CPU affinity, cgroup quotas and
+    ``LOKY_MAX_CPU_COUNT`` counted (``joblib.cpu_count()``)."""
+    import joblib
+
+    return joblib.cpu_count()
+
+
+def _threads(n_jobs: int) -> int:
+    """``--n-jobs`` as a number of fits at a time (joblib's rule for negatives)."""
+    return n_jobs if n_jobs > 0 else max(usable_cores() + 1 + n_jobs, 1)
+
+
+@contextmanager
+def _fits_on_threads():
+    """Run scikit-learn's parallel fits on a pool of threads of this process.
+
+    LightGBM trains with the GIL released, so a fit per thread uses the cores
+    without worker processes to start, data to copy, or a pool of processes
+    that joblib would keep alive after the search (its reusable executor):
+    joblib's thread pool ends with the search. Every model has one LightGBM
+    thread (``n_jobs=1``): LightGBM keeps the number of OpenMP threads in one
+    global setting, which all fits must agree on, and a fit on one thread
+    gives the same model whatever runs beside it.
+    """
+    import joblib
+
+    config = getattr(joblib, "parallel_config", None) or joblib.parallel_backend  # < 1.3
+    with config(backend="threading"):
+        yield
+
+
 def search(X, y, qid, *, k=10, metric="ndcg", folds=5, test_size=0.2, n_estimators=100,
-           n_jobs=1, seed=0, progress=None):
+           n_jobs=None, seed=0, progress=None):
     """The tuning job without printing.
 
-    Returns ``(search, evaluation, train, test, default)``: the fitted
-    ``GridSearchCV``, the best model's per-query
+    ``n_jobs`` fits run at a time (default: one per usable core), each on a
+    thread of this process with one LightGBM thread; the results do not
+    depend on it. Returns ``(search, evaluation, train, test, default)``: the
+    fitted ``GridSearchCV``, the best model's per-query
     :class:`~sklearn_rank.metrics.Evaluation` on the held-out queries, the
     train / held-out row indices, and the held-out evaluation of a ranker with
     LightGBM's default parameters (the same number of trees), trained on the
     same rows.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     import sklearn
     from lightgbm import LGBMRanker
+    from sklearn.base import clone
     from sklearn.model_selection import GridSearchCV, ParameterGrid
 
     from ._tune_progress import ProgressScorer
     from .estimators import QueryRanker
-    from .metrics import evaluate, make_ranking_scorer
-    from .model_selection import QueryKFold
+    from .metrics import evaluate
+    from .model_selection import QueryKFold, ranking_scoring
 
+    n_jobs = usable_cores() if n_jobs is None else _threads(n_jobs)
     names, refit = _metric_names(k, metric)
     train, test = _split(qid, test_size, seed)
     ranker = QueryRanker(LGBMRanker(n_estimators=n_estimators, verbose=-1,
                                     random_state=seed, n_jobs=1))
-    scoring = {name: make_ranking_scorer(name) for name in names}
-    if progress is not None and n_jobs == 1:
-        scoring[refit] = ProgressScorer(scoring[refit], len(ParameterGrid(GRID)) * folds,
-                                        progress)
+    # one scorer for the metrics: one prediction per fold
+    scoring = ranking_scoring({name: name for name in names})
+    if progress is not None:
+        scoring = ProgressScorer(scoring, len(ParameterGrid(GRID)) * folds, progress)
     # error_score="raise": a fit that fails stops the search with its own error
     # (not a warning per fit and NaN scores)
     grid = GridSearchCV(ranker, GRID, scoring=scoring, refit=refit, error_score="raise",
-                        cv=QueryKFold(folds, shuffle=True, random_state=seed), n_jobs=n_jobs,
-                        verbose=1 if progress is not None and n_jobs != 1 else 0)
-    with sklearn.config_context(enable_metadata_routing=True):
-        grid.fit(X[train], y[train], qid=qid[train])
+                        cv=QueryKFold(folds, shuffle=True, random_state=seed), n_jobs=n_jobs)
+    Xt, yt, qt = X[train], y[train], qid[train]
+    with sklearn.config_context(enable_metadata_routing=True), _fits_on_threads():
+        if n_jobs == 1:
+            grid.fit(Xt, yt, qid=qt)
+            default = clone(ranker).fit(Xt, yt, qid=qt)
+        else:  # the model with default parameters trains beside the search, on the
+            # core the search leaves idle while it refits; the thread ends here
+            with ThreadPoolExecutor(max_workers=1) as beside:
+                pending = beside.submit(clone(ranker).fit, Xt, yt, qid=qt)
+                grid.fit(Xt, yt, qid=qt)
+                default = pending.result()
     ev = evaluate(y[test], grid.predict(X[test]), qid=qid[test], metrics=names)
-    default = ranker.fit(X[train], y[train], qid=qid[train])
     default_ev = evaluate(y[test], default.predict(X[test]), qid=qid[test], metrics=names)
     return grid, ev, train, test, default_ev
 
@@ -276,13 +324,14 @@ def run(args) -> int:
     names, refit = _metric_names(args.k, args.metric)
     say(f"data: {source}: {X.shape[0]} rows, {np.unique(qid).shape[0]} queries, "
         f"{X.shape[1]} features; rows per grade {np.bincount(np.asarray(y, int)).tolist()}")
+    n_jobs = usable_cores() if args.n_jobs is None else _threads(args.n_jobs)
     say(f"GridSearchCV over {len(ParameterGrid(GRID))} candidates x {args.folds} folds "
-        f"(QueryKFold), refit on {refit}; {args.test_size:.0%} of rows held out as whole "
-        "queries")
+        f"(QueryKFold), {n_jobs} fit{'s' if n_jobs > 1 else ''} at a time, refit on "
+        f"{refit}; {args.test_size:.0%} of rows held out as whole queries")
     with option(*([("--data", args.data)] if args.data else [])):
         grid, ev, train, test, default_ev = search(
             X, y, qid, k=args.k, metric=args.metric, folds=args.folds,
-            test_size=args.test_size, n_estimators=args.n_estimators, n_jobs=args.n_jobs,
+            test_size=args.test_size, n_estimators=args.n_estimators, n_jobs=n_jobs,
             seed=args.seed, progress=sys.stderr)
     say(f"tuned on {np.unique(qid[train]).shape[0]} queries ({train.shape[0]} rows)")
     say(f"\ncandidates, best {refit} first: mean ± standard deviation of the {args.folds} "

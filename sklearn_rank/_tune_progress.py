@@ -6,6 +6,7 @@ commands never need).
 
 from __future__ import annotations
 
+import threading
 import time
 
 from ._compat import ScorerHooksMixin
@@ -14,7 +15,11 @@ __all__ = ["ProgressScorer"]
 
 
 class ProgressScorer(ScorerHooksMixin):
-    """Wraps the refit scorer to report each scored fit on stderr."""
+    """Wraps the search's scorer to report each scored fit on stderr.
+
+    The fits run on threads of one process (``sklearn-rank tune``'s searches),
+    which share this object: the count and the line are updated under a lock.
+    """
 
     def __init__(self, scorer, total: int, stream):
         self.scorer = scorer
@@ -22,10 +27,16 @@ class ProgressScorer(ScorerHooksMixin):
         self.done = 0
         self.stream = stream
         self.start = time.perf_counter()
+        self._lock = threading.Lock()
 
     def __call__(self, estimator, X, y_true, **kwargs):
         value = self.scorer(estimator, X, y_true, **kwargs)
-        self.done += 1
+        with self._lock:
+            self.done += 1
+            self._report()
+        return value
+
+    def _report(self) -> None:
         text = (f"  cross-validating: {self.done}/{self.total} fits "
                 f"({time.perf_counter() - self.start:.0f} s)")
         if getattr(self.stream, "isatty", lambda: False)():
@@ -33,7 +44,6 @@ class ProgressScorer(ScorerHooksMixin):
         elif self.done == self.total or self.done % max(1, self.total // 10) == 0:
             self.stream.write(text + "\n")  # a log, not a terminal: a line per tenth
         self.stream.flush()
-        return value
 
     def __repr__(self) -> str:
         return repr(self.scorer)

@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -97,6 +98,92 @@ def test_tune_prints_the_numbers_of_the_search():
 def test_tune_shows_progress_on_stderr():
     err = _run(*TUNE).stderr
     assert "cross-validating: 16/16 fits" in err
+
+
+def test_tune_fits_at_once_give_the_serial_results():
+    """Fits on two threads at once: cv_results_, the best model and the held-out
+    evaluations of one fit at a time, bit for bit."""
+    X, y, qid = make_ranking(n_queries=60, random_state=0)
+    runs = {n_jobs: _tune.search(X, y, qid, k=5, folds=3, n_estimators=8, n_jobs=n_jobs)
+            for n_jobs in (1, 2)}
+    (one, ev_one, _, _, default_one), (two, ev_two, _, _, default_two) = runs[1], runs[2]
+    assert (one.n_jobs, two.n_jobs) == (1, 2)
+    assert two.estimator.estimator.n_jobs == 1  # one LightGBM thread per fit
+    keys = [k for k in one.cv_results_ if k.startswith(("split", "mean_test", "std_test",
+                                                        "rank_test"))]
+    assert len(keys) == 3 * (3 + 3)  # three metrics: 3 folds, mean, std, rank
+    for key in keys:
+        np.testing.assert_array_equal(two.cv_results_[key], one.cv_results_[key],
+                                      err_msg=key)
+    assert two.best_params_ == one.best_params_
+    np.testing.assert_array_equal(two.predict(X), one.predict(X))
+    assert ev_two == ev_one and default_two == default_one
+
+
+def test_tune_uses_the_usable_cores_by_default():
+    import joblib
+
+    from sklearn_rank._cli import build_parser
+
+    assert build_parser().parse_args(["tune"]).n_jobs is None
+    cores = joblib.cpu_count()  # affinity and cgroup quotas counted
+    assert _tune.usable_cores() == cores
+    assert [_tune._threads(n) for n in (1, 3, -1, -2, -10**6)] == [1, 3, cores,
+                                                                  max(cores - 1, 1), 1]
+    X, y, qid = make_ranking(n_queries=30, random_state=0)
+    assert _tune.search(X, y, qid, folds=2, n_estimators=2)[0].n_jobs == cores
+    out = _run("tune", "--n-queries", "30", "--folds", "2", "--n-estimators", "2").stdout
+    assert f"(QueryKFold), {cores} fit{'s' if cores > 1 else ''} at a time, refit" in out
+
+
+# The command run as main(), then what is left of it in its process: threads and
+# child processes (from /proc).
+LEFTOVERS = """
+import os, sys, threading
+from sklearn_rank._cli import main
+status = main(sys.argv[1:])
+children = []
+for entry in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        with open(f"/proc/{entry}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except OSError:
+        continue
+    if int(fields[1]) == os.getpid():
+        children.append(entry)
+print(status, [t.name for t in threading.enumerate()], children)
+"""
+
+
+def _session_members(session: int) -> list[int]:
+    """Processes still in the session the command was started in."""
+    members = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == session:
+            members.append(int(entry))
+    return members
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc (Linux)")
+@pytest.mark.parametrize("n_jobs", [[], ["--n-jobs", "2"], ["--n-jobs", "-1"]])
+def test_tune_leaves_no_thread_or_process(n_jobs):
+    """DESIGN §8: when the command returns, its threads (the fits, the model beside the
+    search) are gone and it started no process; after it exits, nothing of it is left."""
+    for _ in range(3):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", LEFTOVERS, "tune", "--n-queries", "30", "--folds", "3",
+             "--n-estimators", "3", *n_jobs],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            start_new_session=True)
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        assert out.splitlines()[-1] == "0 ['MainThread'] []"
+        assert _session_members(proc.pid) == []
 
 
 def test_tune_on_a_file(tmp_path):

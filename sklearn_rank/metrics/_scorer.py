@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import traceback
+import warnings
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import sklearn
@@ -19,7 +21,13 @@ from ._spec import MetricSpec
 from ._spec import build as _build
 from ._spec import spec_with as _spec_with
 
-__all__ = ["RankingScorer", "make_ranking_scorer", "query_ids_for"]
+__all__ = [
+    "MultimetricRankingScorer",
+    "RankingScorer",
+    "combine_scorers",
+    "make_ranking_scorer",
+    "query_ids_for",
+]
 
 _FUNCTIONS = {info.function: name for name, info in METRICS.items()}
 
@@ -140,7 +148,64 @@ def query_ids_for(estimator, X, who: str = "The scorer"):
     return _read_ids(final, Xt, X, read_ids, who)
 
 
-class RankingScorer(ScorerHooksMixin):
+def _predict_for_scoring(estimator, X, qid, who: str):
+    """``(y_pred, qid)``: one prediction of the estimator for ``X``, and the query ids.
+
+    Routed ids (``qid`` given) are used as they are and X is not looked into;
+    otherwise the ids are read as :func:`query_ids_for` reads them, and their
+    absence is an error that names both fixes.
+    """
+    if qid is not None:
+        return estimator.predict(X), qid
+    y_pred, qid = _predict_with_query_ids(estimator, X, who)
+    if qid is None:
+        raise missing_qid_error(who)
+    return y_pred, qid
+
+
+class _ScoreRequests:
+    """The metadata-routing side of this package's scorers: ``qid`` requested by
+    default, ``sample_weight`` on demand."""
+
+    def get_metadata_routing(self) -> MetadataRequest:
+        """Metadata the scorer requests: ``qid`` by default, ``sample_weight`` on demand.
+
+        Returns
+        -------
+        routing : MetadataRequest
+        """
+        requests = MetadataRequest(owner=type(self).__name__)
+        for param, alias in self._requests().items():
+            requests.score.add_request(param=param, alias=alias)
+        return requests
+
+    def _requests(self) -> dict:
+        return getattr(self, "_score_requests", {"qid": True, "sample_weight": None})
+
+    def set_score_request(self, *, qid=True, sample_weight=None):
+        """Set which metadata the scorer requests under metadata routing.
+
+        Parameters
+        ----------
+        qid : bool, str or None, default=True
+            Request query ids (the default), or an alias to read them from.
+        sample_weight : bool, str or None, default=None
+            Request sample weights.
+
+        Returns
+        -------
+        self : scorer
+        """
+        if not sklearn.get_config()["enable_metadata_routing"]:
+            raise RuntimeError(
+                "This method is only available when metadata routing is enabled. You can "
+                "enable it using sklearn.set_config(enable_metadata_routing=True)."
+            )
+        self._score_requests = {"qid": qid, "sample_weight": sample_weight}
+        return self
+
+
+class RankingScorer(_ScoreRequests, ScorerHooksMixin):
     """A scikit-learn scorer for a ranking metric, computed per query.
 
     Build it with :func:`make_ranking_scorer`. Called as
@@ -159,13 +224,8 @@ class RankingScorer(ScorerHooksMixin):
         self.spec = spec
 
     def __call__(self, estimator, X, y_true, sample_weight=None, qid=None):
-        if qid is None:
-            who = f"The scorer for {str(self.spec)!r}"
-            y_pred, qid = _predict_with_query_ids(estimator, X, who)
-            if qid is None:
-                raise missing_qid_error(who)
-        else:  # routed: the ids are given, X is not looked into
-            y_pred = estimator.predict(X)
+        who = f"The scorer for {str(self.spec)!r}"
+        y_pred, qid = _predict_for_scoring(estimator, X, qid, who)
         ev = evaluate(y_true, y_pred, qid=qid, metrics=[self.spec],
                       sample_weight=sample_weight)
         return ev.mean[str(self.spec)]
@@ -173,44 +233,96 @@ class RankingScorer(ScorerHooksMixin):
     def __repr__(self) -> str:
         return f"make_ranking_scorer({str(self.spec)!r})"
 
-    # -- metadata routing -------------------------------------------------
 
-    def get_metadata_routing(self) -> MetadataRequest:
-        """Metadata the scorer requests: ``qid`` by default, ``sample_weight`` on demand.
+class MultimetricRankingScorer(_ScoreRequests, ScorerHooksMixin):
+    """Several ranking metrics from one prediction: a scorer that returns ``{name: score}``.
 
-        Returns
-        -------
-        routing : MetadataRequest
-        """
-        requests = MetadataRequest(owner=type(self).__name__)
-        for param, alias in self._requests().items():
-            requests.score.add_request(param=param, alias=alias)
-        return requests
+    Build it with :func:`sklearn_rank.model_selection.ranking_scoring` from a
+    list or dict of metric specs, and pass it as ``scoring=`` with
+    ``refit=<name>``: scikit-learn accepts a callable that returns a dict, and
+    names the results ``mean_test_<name>`` as for a dict of scorers. Each call
+    predicts once and evaluates every metric with one
+    :func:`~sklearn_rank.metrics.evaluate` (one ranking of each query), where a
+    dict of scorers predicts once per metric (scikit-learn shares predictions
+    only between its own scorers). The scores are those of the single-metric
+    scorers exactly. Query ids and metadata routing work as for
+    :class:`RankingScorer`.
 
-    def _requests(self) -> dict:
-        return getattr(self, "_score_requests", {"qid": True, "sample_weight": None})
+    Parameters
+    ----------
+    specs : dict of str -> MetricSpec
+        The name of each score and its metric.
+    error_score : "raise" or float, default="raise"
+        What a failure to score gives. scikit-learn gives a failing scorer
+        that returns a dict the search's ``error_score`` as one number, which
+        it cannot put in its table (it then fails with a TypeError): so this
+        scorer raises by default, and with a number it warns and gives that
+        number for each metric that failed (every metric when the prediction
+        failed), as scikit-learn does for a dict of scorers. Pass the search's
+        ``error_score``.
+    """
 
-    def set_score_request(self, *, qid=True, sample_weight=None) -> RankingScorer:
-        """Set which metadata the scorer requests under metadata routing.
+    def __init__(self, specs: Mapping[str, MetricSpec], *, error_score="raise"):
+        self.specs = dict(specs)
+        self.error_score = error_score
 
-        Parameters
-        ----------
-        qid : bool, str or None, default=True
-            Request query ids (the default), or an alias to read them from.
-        sample_weight : bool, str or None, default=None
-            Request sample weights.
+    def __call__(self, estimator, X, y_true, sample_weight=None, qid=None):
+        who = f"The scorer for {', '.join(repr(str(s)) for s in self.specs.values())}"
+        try:
+            y_pred, qid = _predict_for_scoring(estimator, X, qid, who)
+        except Exception:
+            if self.error_score == "raise":
+                raise
+            return self._failed(list(self.specs), traceback.format_exc())
+        try:
+            ev = evaluate(y_true, y_pred, qid=qid, sample_weight=sample_weight,
+                          metrics=list(dict.fromkeys(self.specs.values())))
+        except Exception:
+            if self.error_score == "raise":
+                raise
+        else:
+            return {name: ev.mean[str(spec)] for name, spec in self.specs.items()}
+        # as a dict of scorers would: each metric alone, error_score where it fails
+        scores = {}
+        for name, spec in self.specs.items():
+            try:
+                ev = evaluate(y_true, y_pred, qid=qid, metrics=[spec],
+                              sample_weight=sample_weight)
+            except Exception:
+                scores.update(self._failed([name], traceback.format_exc()))
+            else:
+                scores[name] = ev.mean[str(spec)]
+        return scores
 
-        Returns
-        -------
-        self : RankingScorer
-        """
-        if not sklearn.get_config()["enable_metadata_routing"]:
-            raise RuntimeError(
-                "This method is only available when metadata routing is enabled. You can "
-                "enable it using sklearn.set_config(enable_metadata_routing=True)."
-            )
-        self._score_requests = {"qid": qid, "sample_weight": sample_weight}
-        return self
+    def _failed(self, names: list, error: str) -> dict:
+        warnings.warn(
+            f"{', '.join(map(repr, names))} could not be scored on this split and "
+            f"{'are' if len(names) > 1 else 'is'} set to error_score={self.error_score!r}; "
+            f"the error:\n{error}", UserWarning, stacklevel=3)
+        return {name: self.error_score for name in names}
+
+    def __repr__(self) -> str:
+        if all(name == str(spec) for name, spec in self.specs.items()):
+            what = repr(list(self.specs))
+        else:
+            what = repr({name: str(spec) for name, spec in self.specs.items()})
+        extra = "" if self.error_score == "raise" else f", error_score={self.error_score!r}"
+        return f"ranking_scoring({what}{extra})"
+
+
+def combine_scorers(scorers: Mapping[str, RankingScorer], *, error_score="raise"):
+    """One :class:`MultimetricRankingScorer` for ``{name: RankingScorer}``, or None.
+
+    None when the scorers request different metadata (a dict of scorers then
+    keeps each one's requests).
+    """
+    requests = [scorer._requests() for scorer in scorers.values()]
+    if not requests or any(r != requests[0] for r in requests):
+        return None
+    combined = MultimetricRankingScorer(
+        {name: scorer.spec for name, scorer in scorers.items()}, error_score=error_score)
+    combined._score_requests = dict(requests[0])
+    return combined
 
 
 @validate_params({"metric": [str, MetricSpec, callable]})

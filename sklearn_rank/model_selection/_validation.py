@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from numbers import Integral
+from numbers import Integral, Real
 
+import numpy as np
 import sklearn
 from sklearn.model_selection import cross_validate
 
 from .._queries import QID_COLUMN, drop_column, qid_position, read_qid_column
-from .._validation import HasMethods, Interval, validate_params
+from .._validation import HasMethods, Interval, StrOptions, validate_params
 from ..estimators import QueryRanker
 from ..estimators._inner import fit_kind
-from ..metrics import MetricSpec, make_ranking_scorer
+from ..metrics import MetricSpec, RankingScorer, make_ranking_scorer
+from ..metrics._scorer import combine_scorers
 from ._split import QueryKFold
 
 __all__ = ["cross_validate_ranker", "ranking_scoring"]
@@ -21,26 +23,50 @@ __all__ = ["cross_validate_ranker", "ranking_scoring"]
 _SCORING = [str, MetricSpec, list, tuple, Mapping, callable, None]
 
 
-@validate_params({"scoring": _SCORING, "sample_weight": ["boolean"]})
-def ranking_scoring(scoring, *, sample_weight=False):
-    """Turn metric specs into scorers: one spec, a list of specs, or a dict of them.
+@validate_params({"scoring": _SCORING, "sample_weight": ["boolean"],
+                  "error_score": [StrOptions({"raise"}), Real]})
+def ranking_scoring(scoring, *, sample_weight=False, error_score="raise"):
+    """What to pass as ``scoring=``: one scorer, predicting once, for one or many metrics.
 
-    Lists become dicts keyed by the canonical spec; dict values may be specs or
-    scorers. A scorer (any callable) or None is returned unchanged. With
-    ``sample_weight=True`` (under metadata routing) the scorers made from specs
-    request ``sample_weight`` too.
+    A metric spec becomes its scorer (:func:`~sklearn_rank.metrics.make_ranking_scorer`).
+    A list of specs, or a dict ``{name: spec or ranking scorer}``, becomes one
+    scorer that predicts once per call and returns ``{name: score}`` for every
+    metric, computed with one :func:`~sklearn_rank.metrics.evaluate`; the
+    scores are exactly those of the single-metric scorers, named by the
+    canonical spec (for a list) or by the dict's keys. Pass it to a search
+    with ``refit=<name>``; the results are named ``mean_test_<name>`` as for a
+    dict of scorers, which predicts once per metric. A dict that also holds
+    other scorers, or ranking scorers that request different metadata, stays
+    a dict of scorers (specs made into scorers); a scorer (any callable) or
+    None is returned unchanged.
 
     Parameters
     ----------
     scoring : str, MetricSpec, list, tuple, dict, callable or None
         What to score by, as the ``scoring`` of a scikit-learn search.
     sample_weight : bool, default=False
-        Whether the scorers made from specs request ``sample_weight``.
+        Whether the scorers made from specs request ``sample_weight`` (under
+        metadata routing).
+    error_score : "raise" or float, default="raise"
+        What a metric that cannot be scored on a split gives, in the scorer of
+        several metrics: give it the search's ``error_score``. scikit-learn
+        cannot take one number for a scorer that returns several (it fails
+        with a TypeError), so a number here makes the scorer warn and give it
+        for each metric that failed, as scikit-learn does for a dict of
+        scorers; "raise" raises the error.
 
     Returns
     -------
     scoring : scorer, dict of scorers, callable or None
         What scikit-learn's ``scoring=`` takes.
+
+    Examples
+    --------
+    >>> from sklearn_rank.model_selection import ranking_scoring
+    >>> ranking_scoring("ndcg@10")
+    make_ranking_scorer('ndcg@10')
+    >>> ranking_scoring(["ndcg@10", "ap@5"])
+    ranking_scoring(['ndcg@10', 'map@5'])
     """
 
     def make(spec):
@@ -49,13 +75,25 @@ def ranking_scoring(scoring, *, sample_weight=False):
 
     if isinstance(scoring, str | MetricSpec):
         return make(scoring)
-    if isinstance(scoring, Mapping):
-        return {name: make(s) if isinstance(s, str | MetricSpec) else s
-                for name, s in scoring.items()}
     if isinstance(scoring, list | tuple):
-        scorers = [make(s) for s in scoring]
-        return {str(s.spec): s for s in scorers}
-    return scoring
+        scorers = {str(s.spec): s for s in map(make, scoring)}
+    elif isinstance(scoring, Mapping):
+        scorers = {name: make(s) if isinstance(s, str | MetricSpec) else s
+                   for name, s in scoring.items()}
+    else:
+        return scoring
+    if not scorers:
+        raise ValueError("scoring is empty: give at least one metric spec, e.g. "
+                         "['ndcg@10', 'map'].")
+    bad = next((name for name in scorers if not isinstance(name, str)), None)
+    if bad is not None:
+        raise ValueError(f"The names of the scores must be strings (they name the columns "
+                         f"of cv_results_); got {bad!r} ({type(bad).__name__}).")
+    if all(isinstance(s, RankingScorer) for s in scorers.values()):
+        combined = combine_scorers(scorers, error_score=error_score)
+        if combined is not None:
+            return combined
+    return scorers
 
 
 @validate_params({
@@ -88,8 +126,12 @@ def cross_validate_ranker(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5,
         before the estimator sees it (never a feature); to keep it in ``X``
         (a pipeline that selects it), pass its values: ``qid=df["qid"]``.
     scoring : str, list of str or dict, default="ndcg@10"
-        A metric spec, a list of them, or a dict ``{name: spec or scorer}``;
-        specs become :func:`~sklearn_rank.metrics.make_ranking_scorer` scorers.
+        A metric spec, a list of them, or a dict ``{name: spec or scorer}``,
+        made into scorers by :func:`ranking_scoring`: several metrics are
+        scored from one prediction per fold, and a metric that cannot be
+        scored on a fold gives ``error_score`` (a keyword of
+        :func:`~sklearn.model_selection.cross_validate`, NaN by default) with
+        a warning, as with a dict of scikit-learn scorers.
     cv : int, cross-validation splitter or iterable, default=5
         An int means ``QueryKFold(cv)``; an iterable yields ``(train, test)``
         index arrays. There is no default splitter for None: scikit-learn's
@@ -144,8 +186,14 @@ def cross_validate_ranker(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5,
         raise ValueError("cross_validate_ranker got qid twice: as qid= and in params; pass it "
                          "once, as qid=.")
     params = {**(params or {}), "qid": qid}
+    # several metrics: one scorer, one prediction per fold; a scoring failure gives the
+    # same error_score as with a dict of scorers (cross_validate's default: NaN)
+    error_score = kwargs.get("error_score", np.nan)
+    if not (error_score == "raise" or isinstance(error_score, Real)):
+        error_score = "raise"  # refused by cross_validate, in its words, before any fit
     with sklearn.config_context(enable_metadata_routing=True):
-        scoring = ranking_scoring(scoring, sample_weight="sample_weight" in params)
+        scoring = ranking_scoring(scoring, sample_weight="sample_weight" in params,
+                                  error_score=error_score)
         return cross_validate(estimator, X, y, scoring=scoring, cv=cv, params=params,
                               **kwargs)
 
