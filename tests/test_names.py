@@ -145,3 +145,19 @@ def test_the_keys_of_an_evaluation_get_distinct_names():
 def test_text_that_is_no_spec_is_refused(text):
     with pytest.raises(ValueError):
         safe_name(text)
+
+
+def test_evaluation_to_dict_keys_means_by_spec_or_safe_name():
+    rng = np.random.default_rng(3)
+    y, s, q = rng.integers(0, 3, 60), rng.random(60), np.repeat(np.arange(6), 10)
+    specs = ["ndcg@10", "ndcg(gain='linear')@10", "map", "p(threshold=2)@5"]
+    ev = evaluate(y, s, qid=q, metrics=specs)
+    by_spec, by_safe = ev.to_dict(), ev.to_dict(names="safe")
+    assert list(by_spec) == [str(parse_metric(m)) for m in specs]
+    assert list(by_safe) == ["ndcg_at_10", "ndcg_gain_linear_at_10", "map",
+                             "p_threshold_2_at_5"]
+    for spec in specs:  # each value is the metric's own mean, a plain float
+        assert by_spec[str(parse_metric(spec))] == by_safe[safe_name(spec)] == ev.mean[spec]
+        assert type(by_safe[safe_name(spec)]) is float
+    with pytest.raises(ValueError, match="names must be 'spec' or 'safe'"):
+        ev.to_dict(names="mlflow")

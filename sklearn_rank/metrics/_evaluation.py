@@ -95,6 +95,41 @@ class Evaluation:
             frame.insert(0, "weight", self.weights)
         return frame
 
+    def to_dict(self, names: str = "spec") -> dict[str, float]:
+        """The mean of each metric, as a plain dict for a tracker or a JSON file.
+
+        Parameters
+        ----------
+        names : {"spec", "safe"}, default="spec"
+            ``"spec"`` keys the values by the canonical spec (``ndcg@10``);
+            ``"safe"`` by the same spec in lower-case letters, digits and
+            underscores (``ndcg_at_10``, ``ndcg(gain='linear')@10`` ->
+            ``ndcg_gain_linear_at_10``), which experiment trackers accept
+            (MLflow refuses ``@``, parentheses, quotes and ``=``). Different
+            specs get different safe names.
+
+        Returns
+        -------
+        dict of str -> float
+            The means, in the order of :attr:`metrics`.
+
+        Examples
+        --------
+        >>> from sklearn_rank.metrics import evaluate
+        >>> ev = evaluate([2, 0, 1, 0], [0.9, 0.8, 0.7, 0.1], qid=[1, 1, 2, 2],
+        ...               metrics=["ndcg@10", "ndcg(gain='linear')@10"])
+        >>> ev.to_dict(names="safe")
+        {'ndcg_at_10': 1.0, 'ndcg_gain_linear_at_10': 1.0}
+        """
+        if names not in ("spec", "safe"):
+            raise ValueError(f"names must be 'spec' or 'safe'; got {names!r}.")
+        means = {key: float(value) for key, value in dict.items(self.mean)}
+        if names == "spec":
+            return means
+        from .._names import safe_name
+
+        return {safe_name(key): value for key, value in means.items()}
+
     def __repr__(self) -> str:
         names = list(self.mean)
         means = [f"{self.mean[n]:.6f}" for n in names]
