@@ -8,8 +8,8 @@ import re
 import numpy as np
 import pytest
 
-from sklearn_rank._names import safe_name
 from sklearn_rank.metrics import evaluate, get_metric_names, parse_metric
+from sklearn_rank.metrics._names import safe_name
 
 #: What MLflow accepts in a metric key (mlflow.utils.validation: letters, digits,
 #: underscores, dashes, periods, spaces, slashes; at most 250 characters), and

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._names import safe_name
 from ._spec import parse
 
 __all__ = ["Evaluation"]
@@ -126,8 +127,6 @@ class Evaluation:
         means = {key: float(value) for key, value in dict.items(self.mean)}
         if names == "spec":
             return means
-        from .._names import safe_name
-
         return {safe_name(key): value for key, value in means.items()}
 
     def __repr__(self) -> str:

@@ -41,6 +41,8 @@ from __future__ import annotations
 import ast
 import re
 
+from ._spec import parse_metric
+
 __all__ = ["safe_name"]
 
 _CANONICAL = re.compile(r"(?P<name>[a-z][a-z0-9_]*)(?:\((?P<options>.*)\))?"
@@ -72,7 +74,7 @@ def safe_name(spec) -> str:
 
     Examples
     --------
-    >>> from sklearn_rank._names import safe_name
+    >>> from sklearn_rank.metrics._names import safe_name
     >>> safe_name("ndcg@10"), safe_name("ndcg(gain='linear')@10"), safe_name("ndcg@10-")
     ('ndcg_at_10', 'ndcg_gain_linear_at_10', 'ndcg_at_10_minus')
     >>> safe_name("p(threshold=2)@5"), safe_name("NDCG@10"), safe_name("ndcg_cut.10")
@@ -82,8 +84,6 @@ def safe_name(spec) -> str:
     if text is None:
         text = str(spec)  # a MetricSpec: its canonical spelling
     elif not _CALLABLE.search(text):  # a spec in any spelling, made canonical
-        from .metrics import parse_metric
-
         text = str(parse_metric(text))
     match = _CANONICAL.fullmatch(text)
     if match is None:
