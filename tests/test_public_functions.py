@@ -37,12 +37,6 @@ from sklearn_rank.estimators import QueryRanker
 from sklearn_rank.metrics import MetricSpec, parse_metric
 from sklearn_rank.model_selection import QueryKFold, QueryShuffleSplit
 
-# Public functions that declare no constraints, with the reason (none now).
-UNDECLARED: dict[str, str] = {}
-
-# Parameters declared ahead of the signature that takes them (none now).
-PENDING: dict[str, set] = {}
-
 
 def _public_modules():
     yield sklearn_rank
@@ -66,7 +60,7 @@ def _public(kind) -> dict:
 
 
 FUNCTIONS = _public(inspect.isfunction)
-DECLARED = {name: func for name, func in FUNCTIONS.items() if name not in UNDECLARED}
+DECLARED = FUNCTIONS  # no exemption: every public function declares its constraints
 
 
 def _parameters(func) -> list[inspect.Parameter]:
@@ -118,26 +112,12 @@ def test_the_public_functions_are_found():
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
 def test_every_public_function_declares_its_constraints(name):
     func = FUNCTIONS[name]
-    if name in UNDECLARED:
-        pytest.xfail(UNDECLARED[name])
     constraints = getattr(func, "_skl_parameter_constraints", None)
     assert constraints is not None, (
         f"{name} declares no parameter constraints: decorate it with "
         "sklearn_rank._validation.validate_params")
-    params = {p.name for p in _parameters(func)} | PENDING.get(name, set())
+    params = {p.name for p in _parameters(func)}
     assert set(constraints) == params
-
-
-@pytest.mark.parametrize("name", sorted(set(UNDECLARED) | set(PENDING)))
-def test_exemptions_are_still_needed(name):
-    func = FUNCTIONS[name]
-    if name in UNDECLARED:
-        assert not hasattr(func, "_skl_parameter_constraints"), (
-            f"{name} declares its constraints now: remove it from UNDECLARED")
-    else:
-        signature = {p.name for p in _parameters(func)}
-        assert not PENDING[name] & signature, (
-            f"{name} has {PENDING[name] & signature} now: remove it from PENDING")
 
 
 @pytest.mark.parametrize("name", sorted(DECLARED))
