@@ -520,3 +520,32 @@ def test_memory_follows_the_bytes_of_the_ids(reader):
     # buffers): NumPy's peak stays within a small multiple of that
     assert results[True]["peak"] < 200e6, results[True]["peak"]
     assert results[True]["grown_kib"] < 400e3, results[True]["grown_kib"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_block_scan_finds_the_fields_python_splits(monkeypatch, seed):
+    """The NumPy reader's scan of the usual layout, in blocks, against
+    Python's split of every line: the same fields wherever a block ends
+    (blocks of 7 bytes here), and None, so the careful path decides, for
+    anything else (a tab is a separator, '#', CR, a blank line, a seventh
+    field, an empty last line, a leading space)."""
+    monkeypatch.setattr(_fields, "_BLOCK", 7)
+    rng = np.random.default_rng(seed)
+    lines = [f"q{rng.integers(30)} Q0 d{rng.integers(10**rng.integers(1, 9))} {i} "
+             f"{rng.normal():.{rng.integers(1, 8)}f} tag\n" for i in range(200)]
+    text = "".join(lines).replace(" tag", "\ttag", 1)
+    buf = np.frombuffer(text.encode(), np.uint8)
+    seps = _fields._plain_separators(buf, 6)
+    assert seps is not None
+    fields = _fields._Fields(buf, "run", 6, "x", extra=True)
+    expected = [line.split() for line in text.splitlines()]
+    assert len(fields) == len(expected)
+    for j in range(6):
+        assert fields.column(j).items() == [row[j].encode() for row in expected]
+    assert fields.last(5) == b"tag"
+    for bad in ("q1 Q0 d#1 1 2 t\n", "q1 Q0 d1 1 2 t\r\n", "\n", "q1 Q0 d1 1 2 t x\n",
+                " q1 Q0 d1 1 2 t\n", "q1 Q0  d1 1 2 t\n"):
+        at = int(rng.integers(1, len(lines)))
+        other = "".join(lines[:at]) + bad + "".join(lines[at:])
+        assert _fields._plain_separators(np.frombuffer(other.encode(), np.uint8), 6) is None
+    assert _fields._plain_separators(np.frombuffer(text[:-1].encode(), np.uint8), 6) is None
