@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import HasMethods, StrOptions, validate_params
-from ._arrow import _ArrowFields, _in_background
+from ._arrow import _ArrowFields, _in_background, _pool
 from ._fields import _Fields, _Parsed
 from ._tables import Qrels, Run, _Table
 
@@ -134,7 +134,7 @@ def _allocate(size: int, arrow: bool = True) -> np.ndarray:
         except ImportError:
             pass
         else:
-            return np.frombuffer(pa.allocate_buffer(size), dtype=np.uint8)
+            return np.frombuffer(pa.allocate_buffer(size, memory_pool=_pool(pa)), dtype=np.uint8)
     return np.empty(size, dtype=np.uint8)
 
 
