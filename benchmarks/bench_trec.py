@@ -30,8 +30,8 @@ Methods (each timed from the file paths to the 10 means):
 * ``sklearn_rank``: ``trec.read_qrels(path)``, ``trec.read_run(path)`` (the
   "read" column), then ``trec.evaluate_run(qrels, run, measures)`` (the
   "evaluate" column). With pyarrow installed (the ``fast`` extra, part of
-  ``bench``) plain files are parsed by pyarrow's CSV reader, which uses
-  every core, and their layout is checked on a second thread while the table
+  ``bench``) plain files are parsed by pyarrow's CSV reader, and their
+  layout is checked on a second thread while the table
   is built; everything else runs on one.
 * ``ours (numpy)``: the same with ``engine="numpy"`` (pyarrow's parser off), as for a
   user without pyarrow (informative; its evaluation must equal the first).
@@ -316,8 +316,8 @@ def methods() -> list[Method]:
     try:
         import pyarrow
 
-        parser = (f"pyarrow's CSV parser on {pyarrow.cpu_count()} threads, layout check on a "
-                  "second; the rest 1 core")
+        parser = (f"pyarrow {pyarrow.__version__}'s CSV parser, layout check on a second "
+                  "thread; the rest 1 core")
     except ImportError:
         parser = "pyarrow not installed: NumPy reader; 1 core"
     found = [Method(OURS, run_ours, f"read_qrels + read_run + evaluate_run; {parser}"),

@@ -1,5 +1,11 @@
-"""The optional pyarrow reader of TREC files: pyarrow's multi-threaded CSV
-parser, for files in the plain layout (see :class:`_ArrowFields`)."""
+"""The optional pyarrow reader of TREC files: pyarrow's CSV parser, for
+files in the plain layout (see :class:`_ArrowFields`).
+
+The parser runs on the calling thread (``use_threads=False``): pyarrow's
+thread pool would parse a 1M-line run a few tens of milliseconds sooner on
+an idle machine, but its threads' allocator arenas keep ~40 MB more of
+peak memory, and the layout check already takes the second core.
+"""
 
 from __future__ import annotations
 
@@ -47,7 +53,7 @@ def _arrow_buffer(pa, text: np.ndarray):
 
 
 class _ArrowFields(_Parsed):
-    """The fields of a plain file, parsed by pyarrow's multi-threaded CSV reader.
+    """The fields of a plain file, parsed by pyarrow's CSV reader.
 
     Used, when pyarrow is installed, only for text that :class:`_Fields` would
     split into exactly the same fields: every line ends with a newline and has
@@ -122,7 +128,8 @@ def _read_csv(pa, csv, source, names: list[str], types: dict):
     try:
         return csv.read_csv(
             source,
-            read_options=csv.ReadOptions(column_names=names, block_size=1 << 23),
+            read_options=csv.ReadOptions(column_names=names, block_size=1 << 23,
+                                         use_threads=False),
             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False,
                                            double_quote=False, escape_char=False),
             convert_options=csv.ConvertOptions(column_types=types, include_columns=list(types),

@@ -1,7 +1,7 @@
 """Reading TREC qrels and run files fast, with errors that name the line.
 
 Two readers build the same tables (:mod:`._tables`) from the same bytes:
-pyarrow's multi-threaded CSV parser (:mod:`._arrow`), used when pyarrow is
+pyarrow's CSV parser (:mod:`._arrow`), used when pyarrow is
 installed and a file has the plain layout (single spaces, a newline after
 every line, no blank or comment line), and a vectorised NumPy reader
 (:mod:`._fields`) for everything else, which also writes every error
@@ -191,7 +191,7 @@ def read_qrels(path_or_buffer, *, progress: Callable | None = None,
     progress : callable, default=None
         Called as ``progress(name, bytes_read, total_bytes)`` while reading.
     engine : {"auto", "numpy", "pyarrow"}, default="auto"
-        The parser. ``"auto"``: pyarrow's multi-threaded CSV reader for a
+        The parser. ``"auto"``: pyarrow's CSV reader for a
         file in the plain layout (see Notes) when pyarrow is installed (the
         ``fast`` extra), the NumPy reader otherwise. ``"numpy"``: the NumPy
         reader only. ``"pyarrow"``: as ``"auto"``, but an ``ImportError``
@@ -229,8 +229,7 @@ def read_qrels(path_or_buffer, *, progress: Callable | None = None,
     With pyarrow installed (``pip install "sklearn-rank[fast]"``) and
     ``engine`` ``"auto"`` or ``"pyarrow"``, a file in the plain layout
     (fields separated by single spaces, a newline after every line, no blank
-    or comment line) is parsed by pyarrow's multi-threaded CSV reader, five
-    times as fast or more (the layout is checked on a second thread while
+    or comment line) is parsed by pyarrow's CSV reader, faster (the layout is checked on a second thread while
     the table is built); any other file, and every error, goes through the
     NumPy reader. Both give the same table.
 
@@ -262,7 +261,7 @@ def read_run(path_or_buffer, *, progress: Callable | None = None,
     progress : callable, default=None
         Called as ``progress(name, bytes_read, total_bytes)`` while reading.
     engine : {"auto", "numpy", "pyarrow"}, default="auto"
-        The parser. ``"auto"``: pyarrow's multi-threaded CSV reader for a
+        The parser. ``"auto"``: pyarrow's CSV reader for a
         file in the plain layout (see Notes) when pyarrow is installed (the
         ``fast`` extra), the NumPy reader otherwise. ``"numpy"``: the NumPy
         reader only. ``"pyarrow"``: as ``"auto"``, but an ``ImportError``
