@@ -36,6 +36,7 @@ import numpy as np
 import pytest
 
 from sklearn_rank.trec import Qrels, Run, _arrow, _fields, _io, evaluate_run, read_qrels, read_run
+from sklearn_rank.trec import _column as _column_module
 from sklearn_rank.trec._column import _Column
 
 TREC_EVAL = os.environ.get("TREC_EVAL", "")
@@ -549,3 +550,41 @@ def test_block_scan_finds_the_fields_python_splits(monkeypatch, seed):
         other = "".join(lines[:at]) + bad + "".join(lines[at:])
         assert _fields._plain_separators(np.frombuffer(other.encode(), np.uint8), 6) is None
     assert _fields._plain_separators(np.frombuffer(text[:-1].encode(), np.uint8), 6) is None
+
+
+@pytest.mark.parametrize("equal_lengths", [True, False])
+def test_compacted_columns_and_blocks_of_rows(monkeypatch, equal_lengths):
+    """A column copied out of its file's buffer (so the file can be freed)
+    holds the same strings, hashes and sorts the same; numbers, integer
+    checks and hashes read in blocks of rows (3 here) give what one block
+    gives, and a bad token in a later block is still named with its line."""
+    rng = np.random.default_rng(7)
+    width = 9 if equal_lengths else None
+    docnos = [f"D{int(d):08d}" if width else f"d{int(d)}"
+              for d in rng.choice(10**7, size=50, replace=False)]
+    text = "".join(f"q{i // 10} Q0 {d} {i} {rng.normal():.5f} t\n"
+                   for i, d in enumerate(docnos)).encode()
+    buf = np.frombuffer(text, np.uint8)
+    whole = _fields._Fields(buf, "run", 6, "x", extra=True)
+    column = whole.column(2)
+    compact = column.compacted()
+    assert compact.buf.shape[0] == sum(map(len, docnos)) + 8  # its bytes, not the file's
+    assert compact.items() == column.items() == [d.encode() for d in docnos]
+    assert np.array_equal(compact.hash(), column.hash())
+    assert np.array_equal(np.argsort(compact.sort_key(), kind="stable"),
+                          np.argsort(column.sort_key(), kind="stable"))
+    one_block = (column.hash(), whole.numbers(4, "score"))
+    monkeypatch.setattr(_fields, "_ROWS", 3)
+    monkeypatch.setattr(_column_module, "_ROWS", 3)
+    assert np.array_equal(compact.hash(), one_block[0])
+    assert np.array_equal(column.hash(), one_block[0])
+    assert np.array_equal(whole.numbers(4, "score"), one_block[1])
+    assert np.array_equal(whole.numbers(3, "rank", integer=True), np.arange(50.0))
+    bad = text.replace(b" 47 ", b" 4.5 ")
+    fields = _fields._Fields(np.frombuffer(bad, np.uint8), "run", 6, "x", extra=True)
+    with pytest.raises(ValueError, match="run: line 48: rank '4.5' is not an integer"):
+        fields.numbers(3, "rank", integer=True)
+    bad = text.replace(b" 46 ", b" 4_6 ")
+    fields = _fields._Fields(np.frombuffer(bad, np.uint8), "run", 6, "x", extra=True)
+    with pytest.raises(ValueError, match="run: line 47: rank '4_6' is not a finite number"):
+        fields.numbers(3, "rank")

@@ -35,35 +35,51 @@ def _token_value(token: bytes) -> float | None:
     return value if math.isfinite(value) else None
 
 
+_ROWS = 1 << 16  # tokens read at a time by _numbers (temporaries stay small)
+
+
+def _prefixes(column: _Column):
+    """``(lo, hi, chars)`` for blocks of the column's rows: the bytes of
+    their prefixes (:meth:`_Column.prefix`), a row each."""
+    n = len(column)
+    for lo in range(0, n, _ROWS):
+        hi = min(n, lo + _ROWS)
+        raw = column.prefix(np.arange(lo, hi))
+        yield lo, hi, raw.view(np.uint8).reshape(hi - lo, raw.dtype.itemsize)
+
+
 def _numbers(column: _Column, name: str, lines, what: str, integer: bool) -> np.ndarray:
     """The values of a column of numbers, or an error naming the first bad
     line; with ``integer``, every value must be the integer C's ``atol``
     (trec_eval's reading of a relevance level) reads from its token."""
-    raw = column.prefix()
-    chars = raw.view(np.uint8).reshape(raw.shape[0], raw.dtype.itemsize)
-    values = _fast_values(column, raw, chars)
+    values = _fast_values(column)
     if values is None:  # find the first bad token (values from Python, which is the reference)
-        values = np.empty(raw.shape[0])
-        for i in range(raw.shape[0]):
+        values = np.empty(len(column))
+        for i in range(len(column)):
             token = column.item(i)
             if (value := _token_value(token)) is None:
                 raise ValueError(f"{name}: line {int(lines[i])}: {what} "
                                  f"{token.decode(errors='replace')!r} is not a finite number.")
             values[i] = value
     if integer:
-        _check_integers(column, chars, values, name, lines, what)
+        _check_integers(column, values, name, lines, what)
     return values
 
 
-def _fast_values(column: _Column, raw: np.ndarray, chars: np.ndarray) -> np.ndarray | None:
-    """The values of the column's tokens, read vectorised from their prefixes
-    ``raw`` (bytes ``chars``), the long tokens one by one; None if any token
-    is not a finite number (or holds a ``_``)."""
-    try:
-        values = raw.astype(np.float64)
-    except ValueError:
-        return None
-    if not np.isfinite(values).all() or (chars == 95).any():  # 95: "_"
+def _fast_values(column: _Column) -> np.ndarray | None:
+    """The values of the column's tokens, read vectorised from their
+    prefixes (in blocks of rows), the long tokens one by one; None if any
+    token is not a finite number (or holds a ``_``)."""
+    values = np.empty(len(column))
+    for lo, hi, chars in _prefixes(column):
+        raw = chars.view(f"S{chars.shape[1]}").ravel()
+        try:
+            values[lo:hi] = raw.astype(np.float64)
+        except ValueError:
+            return None
+        if (chars == 95).any():  # 95: "_"
+            return None
+    if not np.isfinite(values).all():
         return None
     for i in column.long.tolist():  # the tokens longer than the prefix
         if (value := _token_value(column.item(i))) is None:
@@ -72,13 +88,17 @@ def _fast_values(column: _Column, raw: np.ndarray, chars: np.ndarray) -> np.ndar
     return values
 
 
-def _check_integers(column: _Column, chars: np.ndarray, values: np.ndarray, name: str, lines,
-                    what: str):
+def _check_integers(column: _Column, values: np.ndarray, name: str, lines, what: str):
     """An error naming the line of the first value that is not the integer
-    C's ``atol`` reads from its token (``chars``: the bytes of its prefix)."""
-    check = np.flatnonzero(~_INTEGER_BYTES[chars].all(axis=1)
-                           | (values != np.trunc(values)) | (np.abs(values) >= 2**53))
-    for i in np.union1d(check, column.long).tolist():
+    C's ``atol`` reads from its token (judged from its prefix, in blocks of
+    rows; the long tokens one by one)."""
+    check = []
+    for lo, hi, chars in _prefixes(column):
+        part = values[lo:hi]
+        check.append(lo + np.flatnonzero(~_INTEGER_BYTES[chars].all(axis=1)
+                                         | (part != np.trunc(part)) | (np.abs(part) >= 2**53)))
+    check.append(column.long)
+    for i in sorted(set(np.concatenate(check).tolist())):
         token = column.item(i)
         if _atol(token) != values[i]:
             raise ValueError(

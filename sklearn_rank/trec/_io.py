@@ -229,9 +229,10 @@ def read_qrels(path_or_buffer, *, progress: Callable | None = None,
     With pyarrow installed (``pip install "sklearn-rank[fast]"``) and
     ``engine`` ``"auto"`` or ``"pyarrow"``, a file in the plain layout
     (fields separated by single spaces, a newline after every line, no blank
-    or comment line) is parsed by pyarrow's CSV reader, faster (the layout is checked on a second thread while
-    the table is built); any other file, and every error, goes through the
-    NumPy reader. Both give the same table.
+    or comment line) is parsed by pyarrow's CSV reader, faster (the layout
+    is checked on a second thread while the table is built); any other
+    file, and every error, goes through the NumPy reader. Both give the
+    same table.
 
     Examples
     --------
@@ -310,7 +311,8 @@ def read_run(path_or_buffer, *, progress: Callable | None = None,
 def _build_qrels(fields: _Parsed) -> Qrels:
     if not len(fields):
         raise ValueError(f"{fields.name}: the qrels file has no judgments.")
-    qrels = Qrels(fields.column(0), fields.column(2),
+    # the ids in buffers of their own: the file's bytes are freed with the fields
+    qrels = Qrels(fields.column(0).compacted(), fields.column(2).compacted(),
                   fields.numbers(3, "relevance level", integer=True))
     _check_duplicates(fields, qrels, "qrels file")
     return qrels
@@ -319,7 +321,8 @@ def _build_qrels(fields: _Parsed) -> Qrels:
 def _build_run(fields: _Parsed) -> Run:
     if not len(fields):
         raise ValueError(f"{fields.name}: the run has no lines.")
-    run = Run(fields.column(0), fields.column(2), fields.numbers(4, "score"),
+    run = Run(fields.column(0).compacted(), fields.column(2).compacted(),
+              fields.numbers(4, "score"),
               fields.last(5).decode(errors="replace"))
     _check_duplicates(fields, run, "run")
     return run
