@@ -48,6 +48,7 @@ class ProcessRow:
     name: str
     command: list[str]
     seconds: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)  # user + system seconds
     peak_mib: list[float] = field(default_factory=list)
     values: dict[str, str] = field(default_factory=dict)  # measure -> printed value
 
@@ -87,23 +88,25 @@ if pid == 0:
     os.execv(sys.argv[2], sys.argv[2:])
 _, status, usage = os.wait4(pid, 0)
 seconds = time.perf_counter() - start
-print(seconds, os.waitstatus_to_exitcode(status), usage.ru_maxrss)
+print(seconds, os.waitstatus_to_exitcode(status), usage.ru_maxrss,
+      usage.ru_utime + usage.ru_stime)
 """
 
 
-def run_once(command: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS (MiB) and stdout of one run of ``command``."""
+def run_once(command: list[str]) -> tuple[float, float, float, str]:
+    """Wall seconds, CPU seconds (user + system), peak RSS (MiB) and stdout
+    of one run of ``command``."""
     with tempfile.NamedTemporaryFile() as out:
         timer = subprocess.run([sys.executable, "-c", _TIMER, out.name, *command],
                                capture_output=True, env=_child_env(), check=True)
-        seconds, code, maxrss = timer.stdout.split()
+        seconds, code, maxrss, cpu = timer.stdout.split()
         if int(code):
             raise RuntimeError(f"{command[0]} ... failed (exit {int(code)}): "
                                f"{timer.stderr.decode(errors='replace').strip()}")
         text = out.read().decode()
     # ru_maxrss: KiB on Linux, bytes on macOS
     peak = int(maxrss) / (1 << 20 if sys.platform == "darwin" else 1 << 10)
-    return float(seconds), peak, text
+    return float(seconds), float(cpu), peak, text
 
 
 def _values(text: str) -> dict[str, str]:
@@ -122,8 +125,9 @@ def measure(rows: list[ProcessRow], repeats: int) -> None:
         run_once(row.command)
     for r in range(repeats):
         for row in rows:
-            seconds, peak, text = run_once(row.command)
+            seconds, cpu, peak, text = run_once(row.command)
             row.seconds.append(seconds)
+            row.cpu.append(cpu)
             row.peak_mib.append(peak)
             row.values = _values(text)
         reference = rows[0].seconds[-1]
@@ -135,15 +139,19 @@ def measure(rows: list[ProcessRow], repeats: int) -> None:
 def report(rows: list[ProcessRow]) -> None:
     reference = rows[0]
     header = (f"{'command':<26} {'best s':>7} {'/trec_eval':>10} {'rounds s':<24} "
-              f"{'peak MiB':>8} {'/trec_eval':>10}")
+              f"{'cpu s':>6} {'/trec_eval':>10} {'peak MiB':>8} {'/trec_eval':>10}")
     print(header)
     print("-" * len(header))
     for row in rows:
         rounds = " ".join(f"{s:.3f}" for s in row.seconds)
+        cpu = min(row.cpu)
         print(f"{row.name:<26} {row.best:7.3f} {row.best / reference.best:10.2f} "
-              f"{rounds:<24} {row.peak:8.1f} {row.peak / reference.peak:10.2f}")
+              f"{rounds:<24} {cpu:6.3f} {cpu / min(reference.cpu):10.2f} "
+              f"{row.peak:8.1f} {row.peak / reference.peak:10.2f}")
     print("(whole process, start-up included; best: the fastest round; /trec_eval: ratio "
-          "of the bests; peak: the largest peak RSS of the rounds)")
+          "of the bests; cpu: the least user + system time of the rounds, less sensitive to "
+          "the load than wall time (informative: the targets are on wall time); peak: the "
+          "largest peak RSS of the rounds)")
 
 
 def targets(rows: list[ProcessRow], lines: int, target_class) -> list:

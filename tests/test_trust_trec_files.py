@@ -576,6 +576,7 @@ def test_compacted_columns_and_blocks_of_rows(monkeypatch, equal_lengths):
     one_block = (column.hash(), whole.numbers(4, "score"))
     monkeypatch.setattr(_fields, "_ROWS", 3)
     monkeypatch.setattr(_column_module, "_ROWS", 3)
+    assert column.compacted().items() == compact.items()
     assert np.array_equal(compact.hash(), one_block[0])
     assert np.array_equal(column.hash(), one_block[0])
     assert np.array_equal(whole.numbers(4, "score"), one_block[1])

@@ -184,15 +184,20 @@ class _Column:
         n = len(self)
         if self._packed or not n or not self.compact:
             return self
-        words = self.words()
-        chars = words.view(np.uint8).reshape(n, words.shape[1] * 8)
         shortest, longest = int(self.length.min()), self._longest
-        if shortest == longest:  # the usual column: one width
+        if shortest == longest and longest:  # the usual column: one width
+            # each string's bytes in one fancy index of a byte-strided view
             data = np.zeros(n * longest + 8, dtype=np.uint8)
-            data[:n * longest].reshape(n, longest)[:] = chars[:, :longest]
+            windows = np.ndarray((self.buf.shape[0] - longest + 1,), dtype=f"V{longest}",
+                                 buffer=self.buf, strides=(1,))
+            rows = data[:n * longest].view(f"V{longest}")
+            for lo in range(0, n, _ROWS):  # (in blocks: no whole-column temporary)
+                rows[lo:lo + _ROWS] = windows[self.start[lo:lo + _ROWS]]
             kind = np.int32 if data.shape[0] < 2**31 else np.int64
-            start = np.arange(0, n * longest, max(longest, 1), dtype=kind)[:n]
+            start = np.arange(0, n * longest, longest, dtype=kind)
         else:
+            words = self.words()
+            chars = words.view(np.uint8).reshape(n, words.shape[1] * 8)
             kept = chars[np.arange(chars.shape[1]) < self.length[:, None]]
             data = np.zeros(kept.shape[0] + 8, dtype=np.uint8)
             data[:kept.shape[0]] = kept
