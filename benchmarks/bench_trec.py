@@ -80,6 +80,13 @@ Usage (from the repository root)::
     python benchmarks/bench_trec.py --quick
     python benchmarks/bench_trec.py --json results.json
     python benchmarks/bench_trec.py --lines 5000000 --repeats 2
+    python benchmarks/bench_trec.py --trec-eval /path/to/trec_eval --cli-only
+
+``--trec-eval PATH`` adds whole processes: ``sklearn-rank evaluate`` (with
+and without pyarrow) against the trec_eval binary, side by side in every
+round, wall time, CPU time and peak RSS of each, and issue 16's target 3 as
+PASS/FAIL lines (see ``_trec_process.py``); ``--cli-only`` skips the
+in-process comparison above.
 
 Peers that are not installed are reported as such and skipped.
 """
