@@ -30,8 +30,8 @@ Methods (each timed from the file paths to the 10 means):
 * ``sklearn_rank``: ``trec.read_qrels(path)``, ``trec.read_run(path)`` (the
   "read" column), then ``trec.evaluate_run(qrels, run, measures)`` (the
   "evaluate" column). With pyarrow installed (the ``fast`` extra, part of
-  ``bench``) plain files are parsed by pyarrow's CSV reader, which uses
-  every core, and their layout is checked on a second thread while the table
+  ``bench``) plain files are parsed by pyarrow's CSV reader, and their
+  layout is checked on a second thread while the table
   is built; everything else runs on one.
 * ``ours (numpy)``: the same with ``engine="numpy"`` (pyarrow's parser off), as for a
   user without pyarrow (informative; its evaluation must equal the first).
@@ -80,6 +80,13 @@ Usage (from the repository root)::
     python benchmarks/bench_trec.py --quick
     python benchmarks/bench_trec.py --json results.json
     python benchmarks/bench_trec.py --lines 5000000 --repeats 2
+    python benchmarks/bench_trec.py --trec-eval /path/to/trec_eval --cli-only
+
+``--trec-eval PATH`` adds whole processes: ``sklearn-rank evaluate`` (with
+and without pyarrow) against the trec_eval binary, side by side in every
+round, wall time, CPU time and peak RSS of each, and issue 16's target 3 as
+PASS/FAIL lines (see ``_trec_process.py``); ``--cli-only`` skips the
+in-process comparison above.
 
 Peers that are not installed are reported as such and skipped.
 """
@@ -104,6 +111,7 @@ from collections.abc import Callable  # noqa: E402
 from dataclasses import asdict, dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import _trec_process  # noqa: E402
 import numpy as np  # noqa: E402
 from _common import Target, dump_json, environment, fmt, load_average, print_targets  # noqa: E402
 
@@ -315,8 +323,8 @@ def methods() -> list[Method]:
     try:
         import pyarrow
 
-        parser = (f"pyarrow's CSV parser on {pyarrow.cpu_count()} threads, layout check on a "
-                  "second; the rest 1 core")
+        parser = (f"pyarrow {pyarrow.__version__}'s CSV parser, layout check on a second "
+                  "thread; the rest 1 core")
     except ImportError:
         parser = "pyarrow not installed: NumPy reader; 1 core"
     found = [Method(OURS, run_ours, f"read_qrels + read_run + evaluate_run; {parser}"),
@@ -568,7 +576,8 @@ def check_targets(rows: dict[str, Row], agreements: list[Agreement], lines: int
 
 
 def write_json(path: str, env: dict, info: DataInfo, rows: dict[str, Row],
-               agreements: list[Agreement], targets: list[Target], load: str) -> None:
+               agreements: list[Agreement], targets: list[Target], load: str,
+               processes: list | None = None) -> None:
     data = asdict(info)
     data["tied_queries"] = len(info.tied_queries)
     data["float32_tied_queries"] = len(info.float32_tied_queries)
@@ -582,6 +591,7 @@ def write_json(path: str, env: dict, info: DataInfo, rows: dict[str, Row],
         "rows": [asdict(row) for row in rows.values()],
         "values": [asdict(a) for a in agreements],
         "targets": [asdict(t) for t in targets],
+        "processes": [asdict(p) for p in processes or []],
     }
     dump_json(path, payload)
 
@@ -597,11 +607,18 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true",
                         help="one round (the default size; --lines still applies)")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    parser.add_argument("--trec-eval", metavar="PATH",
+                        help="the trec_eval binary: also time 'sklearn-rank evaluate' against "
+                             "it, whole processes (see _trec_process.py)")
+    parser.add_argument("--cli-only", action="store_true",
+                        help="with --trec-eval: only the whole-process comparison")
     args = parser.parse_args(argv)
     if args.repeats is None:
         args.repeats = 1 if args.quick else 3
     if args.lines < 1 or args.depth < 1 or args.repeats < 1:
         parser.error("--lines, --depth and --repeats must be positive")
+    if args.cli_only and not args.trec_eval:
+        parser.error("--cli-only needs --trec-eval")
     return args
 
 
@@ -617,28 +634,44 @@ def main(argv=None) -> int:
         start = time.perf_counter()
         info = make_files(Path(tmp) / "data", args.lines, args.depth)
         print(f"wrote the data in {time.perf_counter() - start:.1f} s: {info.describe()}")
-        warm_up(available, Path(tmp) / "warm_up")
-        print(f"timing: {args.repeats} round(s), round-robin, best end-to-end time kept",
-              flush=True)
-        rows, last = measure(available, info, args.repeats)
-    for m in found:
-        if m.call is None:
-            rows[m.name] = Row(m.name, note=m.note)
+        targets, agreements, rows = [], [], {}
+        if not args.cli_only:
+            warm_up(available, Path(tmp) / "warm_up")
+            print(f"timing: {args.repeats} round(s), round-robin, best end-to-end time kept",
+                  flush=True)
+            rows, last = measure(available, info, args.repeats)
+        if args.trec_eval:
+            print(f"\nwhole processes: {args.repeats} round(s) of trec_eval and sklearn-rank "
+                  "evaluate side by side, after one untimed run of each", flush=True)
+            processes = _trec_process.commands(args.trec_eval, list(MEASURES),
+                                               info.qrels_path, info.run_path)
+            _trec_process.measure(processes, args.repeats)
     load = load_average()
-    print()
-    print_times(rows)
-    print(f"load average (1, 5, 15 min): {load}\n")
-    agreements = compare(rows, last, info)
-    print_values(agreements)
-    targets = check_targets(rows, agreements, info.run_lines)
-    if OURS_NUMPY in last:  # the two readers must give the same evaluation
-        targets.append(Target(f"[{info.run_lines:,} lines] the NumPy reader gives the same "
-                              f"evaluation as pyarrow's", last[OURS] == last[OURS_NUMPY],
-                              "identical per-query values" if last[OURS] == last[OURS_NUMPY]
-                              else "the evaluations differ"))
+    if not args.cli_only:
+        for m in found:
+            if m.call is None:
+                rows[m.name] = Row(m.name, note=m.note)
+        print()
+        print_times(rows)
+        print(f"load average (1, 5, 15 min): {load}\n")
+        agreements = compare(rows, last, info)
+        print_values(agreements)
+        targets = check_targets(rows, agreements, info.run_lines)
+        if OURS_NUMPY in last:  # the two readers must give the same evaluation
+            same = last[OURS] == last[OURS_NUMPY]
+            targets.append(Target(f"[{info.run_lines:,} lines] the NumPy reader gives the "
+                                  f"same evaluation as pyarrow's", same,
+                                  "identical per-query values" if same
+                                  else "the evaluations differ"))
+    if args.trec_eval:
+        print()
+        _trec_process.report(processes)
+        print(f"load average (1, 5, 15 min): {load}")
+        targets += _trec_process.targets(processes, info.run_lines, Target)
     print_targets(targets)
     if args.json:
-        write_json(args.json, env, info, rows, agreements, targets, load)
+        write_json(args.json, env, info, rows, agreements, targets, load,
+                   processes if args.trec_eval else None)
     return 0
 
 

@@ -36,6 +36,7 @@ import numpy as np
 import pytest
 
 from sklearn_rank.trec import Qrels, Run, _arrow, _fields, _io, evaluate_run, read_qrels, read_run
+from sklearn_rank.trec import _column as _column_module
 from sklearn_rank.trec._column import _Column
 
 TREC_EVAL = os.environ.get("TREC_EVAL", "")
@@ -520,3 +521,71 @@ def test_memory_follows_the_bytes_of_the_ids(reader):
     # buffers): NumPy's peak stays within a small multiple of that
     assert results[True]["peak"] < 200e6, results[True]["peak"]
     assert results[True]["grown_kib"] < 400e3, results[True]["grown_kib"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_block_scan_finds_the_fields_python_splits(monkeypatch, seed):
+    """The NumPy reader's scan of the usual layout, in blocks, against
+    Python's split of every line: the same fields wherever a block ends
+    (blocks of 7 bytes here), and None, so the careful path decides, for
+    anything else (a tab is a separator, '#', CR, a blank line, a seventh
+    field, an empty last line, a leading space)."""
+    monkeypatch.setattr(_fields, "_BLOCK", 7)
+    rng = np.random.default_rng(seed)
+    lines = [f"q{rng.integers(30)} Q0 d{rng.integers(10**rng.integers(1, 9))} {i} "
+             f"{rng.normal():.{rng.integers(1, 8)}f} tag\n" for i in range(200)]
+    text = "".join(lines).replace(" tag", "\ttag", 1)
+    buf = np.frombuffer(text.encode(), np.uint8)
+    seps = _fields._plain_separators(buf, 6)
+    assert seps is not None
+    fields = _fields._Fields(buf, "run", 6, "x", extra=True)
+    expected = [line.split() for line in text.splitlines()]
+    assert len(fields) == len(expected)
+    for j in range(6):
+        assert fields.column(j).items() == [row[j].encode() for row in expected]
+    assert fields.last(5) == b"tag"
+    for bad in ("q1 Q0 d#1 1 2 t\n", "q1 Q0 d1 1 2 t\r\n", "\n", "q1 Q0 d1 1 2 t x\n",
+                " q1 Q0 d1 1 2 t\n", "q1 Q0  d1 1 2 t\n"):
+        at = int(rng.integers(1, len(lines)))
+        other = "".join(lines[:at]) + bad + "".join(lines[at:])
+        assert _fields._plain_separators(np.frombuffer(other.encode(), np.uint8), 6) is None
+    assert _fields._plain_separators(np.frombuffer(text[:-1].encode(), np.uint8), 6) is None
+
+
+@pytest.mark.parametrize("equal_lengths", [True, False])
+def test_compacted_columns_and_blocks_of_rows(monkeypatch, equal_lengths):
+    """A column copied out of its file's buffer (so the file can be freed)
+    holds the same strings, hashes and sorts the same; numbers, integer
+    checks and hashes read in blocks of rows (3 here) give what one block
+    gives, and a bad token in a later block is still named with its line."""
+    rng = np.random.default_rng(7)
+    width = 9 if equal_lengths else None
+    docnos = [f"D{int(d):08d}" if width else f"d{int(d)}"
+              for d in rng.choice(10**7, size=50, replace=False)]
+    text = "".join(f"q{i // 10} Q0 {d} {i} {rng.normal():.5f} t\n"
+                   for i, d in enumerate(docnos)).encode()
+    buf = np.frombuffer(text, np.uint8)
+    whole = _fields._Fields(buf, "run", 6, "x", extra=True)
+    column = whole.column(2)
+    compact = column.compacted()
+    assert compact.buf.shape[0] == sum(map(len, docnos)) + 8  # its bytes, not the file's
+    assert compact.items() == column.items() == [d.encode() for d in docnos]
+    assert np.array_equal(compact.hash(), column.hash())
+    assert np.array_equal(np.argsort(compact.sort_key(), kind="stable"),
+                          np.argsort(column.sort_key(), kind="stable"))
+    one_block = (column.hash(), whole.numbers(4, "score"))
+    monkeypatch.setattr(_fields, "_ROWS", 3)
+    monkeypatch.setattr(_column_module, "_ROWS", 3)
+    assert column.compacted().items() == compact.items()
+    assert np.array_equal(compact.hash(), one_block[0])
+    assert np.array_equal(column.hash(), one_block[0])
+    assert np.array_equal(whole.numbers(4, "score"), one_block[1])
+    assert np.array_equal(whole.numbers(3, "rank", integer=True), np.arange(50.0))
+    bad = text.replace(b" 47 ", b" 4.5 ")
+    fields = _fields._Fields(np.frombuffer(bad, np.uint8), "run", 6, "x", extra=True)
+    with pytest.raises(ValueError, match="run: line 48: rank '4.5' is not an integer"):
+        fields.numbers(3, "rank", integer=True)
+    bad = text.replace(b" 46 ", b" 4_6 ")
+    fields = _fields._Fields(np.frombuffer(bad, np.uint8), "run", 6, "x", extra=True)
+    with pytest.raises(ValueError, match="run: line 47: rank '4_6' is not a finite number"):
+        fields.numbers(3, "rank")

@@ -1,5 +1,11 @@
-"""The optional pyarrow reader of TREC files: pyarrow's multi-threaded CSV
-parser, for files in the plain layout (see :class:`_ArrowFields`)."""
+"""The optional pyarrow reader of TREC files: pyarrow's CSV parser, for
+files in the plain layout (see :class:`_ArrowFields`).
+
+The parser runs on the calling thread (``use_threads=False``): pyarrow's
+thread pool would parse a 1M-line run a few tens of milliseconds sooner on
+an idle machine, but its threads' allocator arenas keep ~40 MB more of
+peak memory, and the layout check already takes the second core.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,17 @@ import numpy as np
 
 from ._column import _Column
 from ._fields import _Parsed
+
+
+def _pool(pa):
+    """The memory pool of the reader's Arrow buffers: the system allocator's.
+
+    pyarrow's default pool (mimalloc or jemalloc) keeps freed memory for
+    reuse: the parse's temporaries would stay in the process (60 MB more
+    peak memory on a 1M-line run); the system's allocator returns big
+    blocks at once.
+    """
+    return pa.system_memory_pool()
 
 
 def _arrow_buffer(pa, text: np.ndarray):
@@ -30,13 +47,13 @@ def _arrow_buffer(pa, text: np.ndarray):
         owner = owner.base
     if isinstance(owner, pa.Buffer):
         return owner.slice(text.ctypes.data - owner.address, text.shape[0])
-    source = pa.allocate_buffer(text.shape[0])
+    source = pa.allocate_buffer(text.shape[0], memory_pool=_pool(pa))
     np.frombuffer(source, dtype=np.uint8)[:] = text
     return source
 
 
 class _ArrowFields(_Parsed):
-    """The fields of a plain file, parsed by pyarrow's multi-threaded CSV reader.
+    """The fields of a plain file, parsed by pyarrow's CSV reader.
 
     Used, when pyarrow is installed, only for text that :class:`_Fields` would
     split into exactly the same fields: every line ends with a newline and has
@@ -111,11 +128,13 @@ def _read_csv(pa, csv, source, names: list[str], types: dict):
     try:
         return csv.read_csv(
             source,
-            read_options=csv.ReadOptions(column_names=names, block_size=1 << 23),
+            read_options=csv.ReadOptions(column_names=names, block_size=1 << 23,
+                                         use_threads=False),
             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False,
                                            double_quote=False, escape_char=False),
             convert_options=csv.ConvertOptions(column_types=types, include_columns=list(types),
                                                null_values=[], strings_can_be_null=False),
+            memory_pool=_pool(pa),
         )
     except (pa.ArrowException, OverflowError):
         return None

@@ -22,6 +22,7 @@ from .._hashing import hash_bytes, hash_words
 _MASKS = np.frombuffer(b"".join(b"\xff" * k + b"\x00" * (8 - k) for k in range(9)),
                        dtype=np.uint64)
 _SLACK = 1 << 22  # bytes of padding any column may spend
+_ROWS = 1 << 16  # rows hashed at a time
 
 
 def _clamp(values: np.ndarray, high: int) -> np.ndarray:
@@ -174,6 +175,35 @@ class _Column:
         width = int(self.length[0])
         return width if self._longest == width == int(self.length.min()) else 0
 
+    def compacted(self) -> _Column:
+        """The same strings back to back in a buffer of their own, so that
+        the buffer this column points into (a whole file) can be freed: the
+        bytes of the strings, plus their starts and lengths. A packed column,
+        or one with long strings (:attr:`compact` False), is returned as it is.
+        """
+        n = len(self)
+        if self._packed or not n or not self.compact:
+            return self
+        shortest, longest = int(self.length.min()), self._longest
+        if shortest == longest and longest:  # the usual column: one width
+            # each string's bytes in one fancy index of a byte-strided view
+            data = np.zeros(n * longest + 8, dtype=np.uint8)
+            windows = np.ndarray((self.buf.shape[0] - longest + 1,), dtype=f"V{longest}",
+                                 buffer=self.buf, strides=(1,))
+            rows = data[:n * longest].view(f"V{longest}")
+            for lo in range(0, n, _ROWS):  # (in blocks: no whole-column temporary)
+                rows[lo:lo + _ROWS] = windows[self.start[lo:lo + _ROWS]]
+            kind = np.int32 if data.shape[0] < 2**31 else np.int64
+            start = np.arange(0, n * longest, longest, dtype=kind)
+        else:
+            words = self.words()
+            chars = words.view(np.uint8).reshape(n, words.shape[1] * 8)
+            kept = chars[np.arange(chars.shape[1]) < self.length[:, None]]
+            data = np.zeros(kept.shape[0] + 8, dtype=np.uint8)
+            data[:kept.shape[0]] = kept
+            start = np.cumsum(self.length) - self.length
+        return _Column(data, start, self.length, packed=True)
+
     def item(self, i: int) -> bytes:
         """String i."""
         start = int(self.start[i])
@@ -197,18 +227,20 @@ class _Column:
         _mask(out, length)
         return out
 
-    def _packed_words(self) -> list[np.ndarray] | None:
-        """Word j of every string of a packed equal-length column (contiguous
-        copies of strided views of the buffer, a last partial word masked);
-        None if the column is not one, or the last word would be read past
-        the buffer."""
+    def _packed_words(self, lo: int = 0, hi: int | None = None) -> list[np.ndarray] | None:
+        """Word j of every string (of rows ``lo:hi``) of a packed equal-length
+        column (contiguous copies of strided views of the buffer, a last
+        partial word masked); None if the column is not one, or the last word
+        would be read past the buffer."""
         width = self._stride
         if not width or int(self.start[-1]) + 8 * -(-width // 8) > self.buf.shape[0]:
             return None
+        hi = len(self) if hi is None else hi
         words = []
         for j in range(-(-width // 8)):
-            word = np.ndarray((len(self),), dtype=np.uint64, buffer=self.buf,
-                              offset=int(self.start[0]) + 8 * j, strides=(width,)).copy()
+            word = np.ndarray((hi - lo,), dtype=np.uint64, buffer=self.buf,
+                              offset=int(self.start[0]) + lo * width + 8 * j,
+                              strides=(width,)).copy()
             if 8 * (j + 1) > width:
                 word &= _MASKS[width - 8 * j]
             words.append(word)
@@ -239,9 +271,15 @@ class _Column:
 
     def hash(self, rows=None) -> np.ndarray:
         """:func:`hash_words` of the strings (of ``rows``)."""
-        if rows is None and self.compact:
-            words = self._packed_words()
-            return hash_words(list(self.words().T) if words is None else words, overwrite=True)
+        if rows is None and self.compact:  # in blocks of rows: small temporaries
+            out = np.empty(len(self), dtype=np.uint64)
+            for lo in range(0, len(self), _ROWS):
+                hi = min(len(self), lo + _ROWS)
+                words = self._packed_words(lo, hi)
+                if words is None:
+                    words = list(self.words(np.arange(lo, hi)).T)
+                out[lo:hi] = hash_words(words, overwrite=True)
+            return out
         rows = np.arange(len(self)) if rows is None else np.asarray(rows)
         if self.compact:
             return hash_words(list(self.words(rows).T), overwrite=True)

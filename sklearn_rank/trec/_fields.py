@@ -35,35 +35,51 @@ def _token_value(token: bytes) -> float | None:
     return value if math.isfinite(value) else None
 
 
+_ROWS = 1 << 16  # tokens read at a time by _numbers (temporaries stay small)
+
+
+def _prefixes(column: _Column):
+    """``(lo, hi, chars)`` for blocks of the column's rows: the bytes of
+    their prefixes (:meth:`_Column.prefix`), a row each."""
+    n = len(column)
+    for lo in range(0, n, _ROWS):
+        hi = min(n, lo + _ROWS)
+        raw = column.prefix(np.arange(lo, hi))
+        yield lo, hi, raw.view(np.uint8).reshape(hi - lo, raw.dtype.itemsize)
+
+
 def _numbers(column: _Column, name: str, lines, what: str, integer: bool) -> np.ndarray:
     """The values of a column of numbers, or an error naming the first bad
     line; with ``integer``, every value must be the integer C's ``atol``
     (trec_eval's reading of a relevance level) reads from its token."""
-    raw = column.prefix()
-    chars = raw.view(np.uint8).reshape(raw.shape[0], raw.dtype.itemsize)
-    values = _fast_values(column, raw, chars)
+    values = _fast_values(column)
     if values is None:  # find the first bad token (values from Python, which is the reference)
-        values = np.empty(raw.shape[0])
-        for i in range(raw.shape[0]):
+        values = np.empty(len(column))
+        for i in range(len(column)):
             token = column.item(i)
             if (value := _token_value(token)) is None:
                 raise ValueError(f"{name}: line {int(lines[i])}: {what} "
                                  f"{token.decode(errors='replace')!r} is not a finite number.")
             values[i] = value
     if integer:
-        _check_integers(column, chars, values, name, lines, what)
+        _check_integers(column, values, name, lines, what)
     return values
 
 
-def _fast_values(column: _Column, raw: np.ndarray, chars: np.ndarray) -> np.ndarray | None:
-    """The values of the column's tokens, read vectorised from their prefixes
-    ``raw`` (bytes ``chars``), the long tokens one by one; None if any token
-    is not a finite number (or holds a ``_``)."""
-    try:
-        values = raw.astype(np.float64)
-    except ValueError:
-        return None
-    if not np.isfinite(values).all() or (chars == 95).any():  # 95: "_"
+def _fast_values(column: _Column) -> np.ndarray | None:
+    """The values of the column's tokens, read vectorised from their
+    prefixes (in blocks of rows), the long tokens one by one; None if any
+    token is not a finite number (or holds a ``_``)."""
+    values = np.empty(len(column))
+    for lo, hi, chars in _prefixes(column):
+        raw = chars.view(f"S{chars.shape[1]}").ravel()
+        try:
+            values[lo:hi] = raw.astype(np.float64)
+        except ValueError:
+            return None
+        if (chars == 95).any():  # 95: "_"
+            return None
+    if not np.isfinite(values).all():
         return None
     for i in column.long.tolist():  # the tokens longer than the prefix
         if (value := _token_value(column.item(i))) is None:
@@ -72,13 +88,17 @@ def _fast_values(column: _Column, raw: np.ndarray, chars: np.ndarray) -> np.ndar
     return values
 
 
-def _check_integers(column: _Column, chars: np.ndarray, values: np.ndarray, name: str, lines,
-                    what: str):
+def _check_integers(column: _Column, values: np.ndarray, name: str, lines, what: str):
     """An error naming the line of the first value that is not the integer
-    C's ``atol`` reads from its token (``chars``: the bytes of its prefix)."""
-    check = np.flatnonzero(~_INTEGER_BYTES[chars].all(axis=1)
-                           | (values != np.trunc(values)) | (np.abs(values) >= 2**53))
-    for i in np.union1d(check, column.long).tolist():
+    C's ``atol`` reads from its token (judged from its prefix, in blocks of
+    rows; the long tokens one by one)."""
+    check = []
+    for lo, hi, chars in _prefixes(column):
+        part = values[lo:hi]
+        check.append(lo + np.flatnonzero(~_INTEGER_BYTES[chars].all(axis=1)
+                                         | (part != np.trunc(part)) | (np.abs(part) >= 2**53)))
+    check.append(column.long)
+    for i in sorted(set(np.concatenate(check).tolist())):
         token = column.item(i)
         if _atol(token) != values[i]:
             raise ValueError(
@@ -120,6 +140,51 @@ def _tokens(text: np.ndarray, seps: np.ndarray, is_newline: np.ndarray):
     return starts, ends, line
 
 
+_BLOCK = 1 << 18  # bytes scanned at a time by _plain_separators (stays in cache)
+
+
+def _plain_separators(text: np.ndarray, n_fields: int) -> np.ndarray | None:
+    """The positions of the separators of a file in the usual layout, or None.
+
+    The usual layout: no ``#`` anywhere, whitespace only spaces, tabs and
+    newlines, every line ``n_fields`` non-empty fields one separator apart
+    and ending with a newline (so no blank line, nothing after the last
+    newline). Scanned in blocks that stay in cache, positions as int32 when
+    the text allows (whole-text temporaries of int64 positions cost more in
+    memory traffic and page faults than the scan itself).
+    """
+    size = text.shape[0]
+    if size == 0 or text[0] <= 32 or text[-1] != 10:
+        return None
+    kind = np.int32 if size < 2**31 else np.int64
+    parts, n_newline = [], 0
+    is_sep = np.empty(_BLOCK + 1, dtype=bool)
+    scratch = np.empty(_BLOCK + 1, dtype=bool)
+    for lo in range(0, size, _BLOCK):
+        part = text[lo:lo + _BLOCK + 1]  # one byte of overlap, for adjacency
+        n, own = part.shape[0], min(_BLOCK, part.shape[0])
+        sep = np.less(part, 33, out=is_sep[:n])
+        if np.logical_and(sep[1:], sep[:-1], out=scratch[:n - 1]).any():
+            return None  # an empty field or a blank line
+        if np.equal(part, 35, out=scratch[:n]).any():
+            return None  # a comment line, maybe
+        at = np.flatnonzero(sep[:own])
+        found = part[at]
+        newlines = np.count_nonzero(found == 10)
+        if newlines + np.count_nonzero(found == 32) + np.count_nonzero(found == 9) != at.shape[0]:
+            return None  # CR, NUL or other control bytes: the careful path says what
+        n_newline += newlines
+        at += lo
+        parts.append(at.astype(kind))
+    seps = np.concatenate(parts)
+    if seps.shape[0] % n_fields or n_newline != seps.shape[0] // n_fields:
+        return None
+    seps = seps.reshape(-1, n_fields)
+    if not (text[seps[:, -1]] == 10).all():
+        return None  # (every line's last separator a newline, none elsewhere)
+    return seps
+
+
 class _Parsed:
     """What both readers give: the fields of every line, as :class:`_Column`."""
 
@@ -149,6 +214,10 @@ class _Fields(_Parsed):
     def __init__(self, buf: np.ndarray, name: str, n_fields: int, what: str, *,
                  extra: bool = False):
         self.name = name
+        self._seps = _plain_separators(buf, n_fields)
+        if self._seps is not None:  # the usual file, scanned once in blocks
+            self.buf, self._lines = buf, None
+            return
         self.buf, numbers = _without_comments(buf)
         seps, is_newline = self._separators(self.buf, numbers)
         if numbers is None and self._regular(self.buf, seps, is_newline, n_fields):
@@ -228,12 +297,21 @@ class _Fields(_Parsed):
         return np.arange(1, len(self) + 1) if self._lines is None else self._lines
 
     def __len__(self) -> int:
-        return self.starts.shape[0]
+        return (self.starts if self._seps is None else self._seps).shape[0]
 
     def column(self, j: int) -> _Column:
         """Field j of every line."""
-        start = self.starts[:, j]
-        return _Column(self.buf, start, self.ends[:, j] - start)
+        if self._seps is None:
+            start = self.starts[:, j]
+            return _Column(self.buf, start, self.ends[:, j] - start)
+        seps = self._seps  # field j ends at separator j of its line
+        if j:
+            start = seps[:, j - 1] + 1
+        else:
+            start = np.empty_like(seps[:, 0])
+            start[0] = 0
+            np.add(seps[:-1, -1], 1, out=start[1:])
+        return _Column(self.buf, start, seps[:, j] - start)
 
     def last(self, j: int) -> bytes:
         """Field j of the last line."""

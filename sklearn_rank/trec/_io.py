@@ -1,7 +1,7 @@
 """Reading TREC qrels and run files fast, with errors that name the line.
 
 Two readers build the same tables (:mod:`._tables`) from the same bytes:
-pyarrow's multi-threaded CSV parser (:mod:`._arrow`), used when pyarrow is
+pyarrow's CSV parser (:mod:`._arrow`), used when pyarrow is
 installed and a file has the plain layout (single spaces, a newline after
 every line, no blank or comment line), and a vectorised NumPy reader
 (:mod:`._fields`) for everything else, which also writes every error
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import HasMethods, StrOptions, validate_params
-from ._arrow import _ArrowFields, _in_background
+from ._arrow import _ArrowFields, _in_background, _pool
 from ._fields import _Fields, _Parsed
 from ._tables import Qrels, Run, _Table
 
@@ -134,7 +134,7 @@ def _allocate(size: int, arrow: bool = True) -> np.ndarray:
         except ImportError:
             pass
         else:
-            return np.frombuffer(pa.allocate_buffer(size), dtype=np.uint8)
+            return np.frombuffer(pa.allocate_buffer(size, memory_pool=_pool(pa)), dtype=np.uint8)
     return np.empty(size, dtype=np.uint8)
 
 
@@ -191,7 +191,7 @@ def read_qrels(path_or_buffer, *, progress: Callable | None = None,
     progress : callable, default=None
         Called as ``progress(name, bytes_read, total_bytes)`` while reading.
     engine : {"auto", "numpy", "pyarrow"}, default="auto"
-        The parser. ``"auto"``: pyarrow's multi-threaded CSV reader for a
+        The parser. ``"auto"``: pyarrow's CSV reader for a
         file in the plain layout (see Notes) when pyarrow is installed (the
         ``fast`` extra), the NumPy reader otherwise. ``"numpy"``: the NumPy
         reader only. ``"pyarrow"``: as ``"auto"``, but an ``ImportError``
@@ -229,10 +229,10 @@ def read_qrels(path_or_buffer, *, progress: Callable | None = None,
     With pyarrow installed (``pip install "sklearn-rank[fast]"``) and
     ``engine`` ``"auto"`` or ``"pyarrow"``, a file in the plain layout
     (fields separated by single spaces, a newline after every line, no blank
-    or comment line) is parsed by pyarrow's multi-threaded CSV reader, five
-    times as fast or more (the layout is checked on a second thread while
-    the table is built); any other file, and every error, goes through the
-    NumPy reader. Both give the same table.
+    or comment line) is parsed by pyarrow's CSV reader, faster (the layout
+    is checked on a second thread while the table is built); any other
+    file, and every error, goes through the NumPy reader. Both give the
+    same table.
 
     Examples
     --------
@@ -262,7 +262,7 @@ def read_run(path_or_buffer, *, progress: Callable | None = None,
     progress : callable, default=None
         Called as ``progress(name, bytes_read, total_bytes)`` while reading.
     engine : {"auto", "numpy", "pyarrow"}, default="auto"
-        The parser. ``"auto"``: pyarrow's multi-threaded CSV reader for a
+        The parser. ``"auto"``: pyarrow's CSV reader for a
         file in the plain layout (see Notes) when pyarrow is installed (the
         ``fast`` extra), the NumPy reader otherwise. ``"numpy"``: the NumPy
         reader only. ``"pyarrow"``: as ``"auto"``, but an ``ImportError``
@@ -311,7 +311,8 @@ def read_run(path_or_buffer, *, progress: Callable | None = None,
 def _build_qrels(fields: _Parsed) -> Qrels:
     if not len(fields):
         raise ValueError(f"{fields.name}: the qrels file has no judgments.")
-    qrels = Qrels(fields.column(0), fields.column(2),
+    # the ids in buffers of their own: the file's bytes are freed with the fields
+    qrels = Qrels(fields.column(0).compacted(), fields.column(2).compacted(),
                   fields.numbers(3, "relevance level", integer=True))
     _check_duplicates(fields, qrels, "qrels file")
     return qrels
@@ -320,7 +321,8 @@ def _build_qrels(fields: _Parsed) -> Qrels:
 def _build_run(fields: _Parsed) -> Run:
     if not len(fields):
         raise ValueError(f"{fields.name}: the run has no lines.")
-    run = Run(fields.column(0), fields.column(2), fields.numbers(4, "score"),
+    run = Run(fields.column(0).compacted(), fields.column(2).compacted(),
+              fields.numbers(4, "score"),
               fields.last(5).decode(errors="replace"))
     _check_duplicates(fields, run, "run")
     return run
