@@ -20,6 +20,7 @@ from ..metrics._evaluation import Evaluation
 from ..metrics._grouping import runs_of as _runs_of
 from ..metrics._plan import Plan
 from ..metrics._spec import parse_specs
+from ..metrics._vocab_irm import IRM_OBJECT
 from ._frames import DataFrame, is_frame
 from ._io import read_qrels, read_run
 from ._join import match_rows, query_codes
@@ -91,7 +92,7 @@ def _trec_order(qcode: np.ndarray, starts: np.ndarray, score: np.ndarray, docno_
 @validate_params({
     "qrels": [str, os.PathLike, HasMethods(("read",)), Qrels, DataFrame, dict],
     "run": [str, os.PathLike, HasMethods(("read",)), Run, DataFrame, dict],
-    "metrics": [str, MetricSpec, Iterable],
+    "metrics": [str, MetricSpec, Iterable, IRM_OBJECT],
     "relevance_level": [Interval(Real, None, None, closed="neither")],
     "complete": ["boolean"],
     "judged_only": ["boolean"],
