@@ -46,15 +46,15 @@ METRIC_PARAMS = {
     "rbp": {"k", "p"} | _BINARY,
     # C/W/L (Moffat et al.; ir_measures' cwl_eval measures) and Judged@k
     "judged": {"k"} | _COMMON,
-    "cwl_rbp": {"depth", "p"} | _BINARY,
-    "sdcg": {"depth", "min_rel", "max_rel"} | _COMMON,
-    "nerr8": {"depth", "min_rel", "max_rel"} | _COMMON,
-    "nerr9": {"depth", "min_rel", "max_rel"} | _COMMON,
-    "nerr10": {"depth", "p", "min_rel", "max_rel"} | _COMMON,
-    "nerr11": {"depth", "target", "min_rel", "max_rel"} | _COMMON,
-    "inst": {"depth", "target", "min_rel", "max_rel"} | _COMMON,
-    "insq": {"depth", "target", "min_rel", "max_rel"} | _COMMON,
-    "bpm": {"depth", "target", "min_rel", "max_rel"} | _COMMON,
+    "cwl_rbp": {"depth", "p", "residual"} | _BINARY,
+    "sdcg": {"depth", "min_rel", "max_rel", "residual"} | _COMMON,
+    "nerr8": {"depth", "min_rel", "max_rel", "residual"} | _COMMON,
+    "nerr9": {"depth", "min_rel", "max_rel", "residual"} | _COMMON,
+    "nerr10": {"depth", "p", "min_rel", "max_rel", "residual"} | _COMMON,
+    "nerr11": {"depth", "target", "min_rel", "max_rel", "residual"} | _COMMON,
+    "inst": {"depth", "target", "min_rel", "max_rel", "residual"} | _COMMON,
+    "insq": {"depth", "target", "min_rel", "max_rel", "residual"} | _COMMON,
+    "bpm": {"depth", "target", "min_rel", "max_rel", "residual"} | _COMMON,
 }
 CWL = {"cwl_rbp", "sdcg", "nerr8", "nerr9", "nerr10", "nerr11", "inst", "insq", "bpm"}
 #: Orderings of tied documents the package enumerates at most for a C/W/L metric.
@@ -62,7 +62,7 @@ MAX_ORDERINGS = 40320
 DEFAULTS = {"k": None, "gain": "exponential", "discount": "log2", "log_base": 2.0,
             "ties": "average", "empty": "zero", "convention": None, "threshold": 1.0,
             "capped": False, "max_grade": 4.0, "p": 0.8, "min_rel": 0.0, "max_rel": 4.0,
-            "depth": 1000, "target": 1.0}
+            "depth": 1000, "target": 1.0, "residual": False}
 TIES = ("average", "stable", "pessimistic", "optimistic")
 EMPTY = ("zero", "one", "skip", "nan", "raise")
 GAINS = ("exponential", "linear")
@@ -177,7 +177,7 @@ def check_option(name, value):
         ok = number and math.isfinite(value)
     elif name == "target":
         ok = number and math.isfinite(value) and value > 0
-    elif name == "capped":
+    elif name in ("capped", "residual"):
         ok = isinstance(value, bool)
     elif name in ("ties", "empty", "convention"):
         ok = text and value in {"ties": TIES, "empty": EMPTY, "convention": CONVENTIONS}[name]
@@ -411,10 +411,7 @@ def _continuation(name, p, i, g, total):
 def _cwl(name):
     """Expected utility per document, sum_i W_i g_i, W_i = prod_{j<i} C_j normalised
     over ranks 1..depth (floats: the products of 1000 ranks are not rational here)."""
-    def kernel(seq, k, q, p):
-        gains = [float(lab >= p["threshold"]) if name == "cwl_rbp" else float(_cwl_gain(lab, p))
-                 for lab in seq][:p["depth"]]
-        gains += [0.0] * (p["depth"] - len(gains))
+    def utility(gains, p):
         reach, total, numerator, denominator = 1.0, 0.0, 0.0, 0.0
         for i, g in enumerate(gains, start=1):
             total += g
@@ -422,6 +419,16 @@ def _cwl(name):
             denominator += reach
             reach *= _continuation(name, p, i, g, total)
         return numerator / denominator
+
+    def kernel(seq, k, q, p):
+        gains = [float(lab >= p["threshold"]) if name == "cwl_rbp" else float(_cwl_gain(lab, p))
+                 for lab in seq][:p["depth"]]
+        missing = p["depth"] - len(gains)
+        value = utility(gains + [0.0] * missing, p)
+        if not p["residual"]:
+            return value
+        # residual: the ranks the list lacks at gain 1 (flat rows: every row is judged)
+        return max(utility(gains + [1.0] * missing, p) - value, 0.0)
 
     return kernel
 
@@ -451,6 +458,8 @@ def _query_facts(name, p, k, rows, data_labels):
     if name == "err":
         return {"stop": data_labels["stop"]}, not any(lab > 0 for lab in labels)
     if name == "judged":
+        return {}, False
+    if name in CWL and p["residual"]:
         return {}, False
     if name in CWL and name != "cwl_rbp":
         return {}, not any(_cwl_gain(lab, p) > 0 for lab in labels)

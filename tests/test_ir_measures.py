@@ -283,3 +283,37 @@ def test_judged_brute_force():
         for qid, value in zip(ev.qids, ev.per_query[spec], strict=True):
             ranked = sorted(run[qid], key=lambda d: (run[qid][d], d), reverse=True)[:k]
             assert value == sum(d in qrels[qid] for d in ranked) / len(ranked)
+
+
+@pytest.mark.parametrize("spec, make", [
+    ("cwl_rbp(threshold=2, residual=True)", lambda m: m.RBPCWLMetric(0.8)),
+    ("cwl_rbp(p=0.95, residual=True)", lambda m: m.RBPCWLMetric(0.95)),
+    ("inst(target=2, max_rel=4, residual=True)", lambda m: m.INSTCWLMetric(2.0)),
+    ("insq(max_rel=4, residual=True)", lambda m: m.INSQCWLMetric(1.0)),
+    ("nerr10(p=0.9, max_rel=4, residual=True)", lambda m: m.NERReq10CWLMetric(0.9)),
+    ("nerr11(max_rel=4, residual=True)", lambda m: m.NERReq11CWLMetric(1.0)),
+    ("bpm(max_rel=4, depth=10, residual=True)", lambda m: m.BPMCWLMetric(1.0, 10)),
+    ("sdcg(max_rel=4, depth=10, residual=True)", lambda m: m.NDCGCWLMetric(10)),
+    ("nerr8(max_rel=4, depth=5, residual=True)", lambda m: m.NERReq8CWLMetric(5)),
+])
+def test_cwl_residual_equals_cwl_eval(spec, make):
+    """The residual (unjudged documents and missing ranks at gain 1, minus the
+    value) against cwl_eval's own (ir_measures never asks for it)."""
+    ruler = pytest.importorskip("cwl.ruler.cwl_ruler")
+    from cwl.ruler.ranking import Ranking
+
+    qrels, run = collection(6, negative=False)
+    ev = evaluate_run(qrels, run, [spec])
+    parsed = parse_metric(spec)
+    options = parsed.resolve()
+    for qid, value in zip(ev.qids.tolist(), ev.per_query[spec].tolist(), strict=True):
+        levels = qrels[qid]
+        if parsed.name == "cwl_rbp":
+            gains = [float(levels[d] >= options["threshold"]) if d in levels else np.nan
+                     for d in run[qid]]
+        else:
+            gains = [min(levels[d], 4) / 4 if d in levels else np.nan for d in run[qid]]
+        metric = make(ruler)
+        metric.residuals = True
+        metric.measure(Ranking(qid, np.array(gains), np.ones(len(gains))))
+        assert value == pytest.approx(metric.residual_expected_utility, abs=1e-12), qid

@@ -135,6 +135,7 @@ OPTIONS = {
     "min_rel": st.sampled_from([0, 0.0, 1, -1, 0.5, 2, 4]),
     "max_rel": st.sampled_from([4, 4.0, 3, 1, 2.5, 0, 10]),
     "target": st.sampled_from([1.0, 1, 2, 0.5, 3.5, 0, -1]),
+    "residual": st.booleans(),
 }
 _LABELS = {
     "int": [0, 1, 2, 3, 4],

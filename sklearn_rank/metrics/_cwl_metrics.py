@@ -9,6 +9,9 @@ expected utility per document read, sum_i W_i g_i, over N = ``depth`` ranks
 min_rel) / (max_rel - min_rel) in [0, 1], or binary for ``cwl_rbp`` (label >=
 threshold); unjudged documents gain 0. These are ir_measures' ``RBP``,
 ``SDCG``, ``NERR8``-``NERR11``, ``INST``, ``INSQ`` and ``BPM`` (cwl_eval).
+With ``residual=True`` each gives its residual instead: the value with
+unjudged documents and the ranks a list lacks at gain 1, minus the value
+(cwl_eval's residual, which ir_measures does not expose).
 
 ``judged`` is the fraction of the top k retrieved documents that are judged.
 
@@ -55,6 +58,12 @@ depth : int, default=1000
     normalised over ranks 1..depth (cwl_eval's 1000; ir_measures' cut-off of ``SDCG@k``,
     ``NERR8@k``, ``NERR9@k`` and ``BPM@k``). Unlike a cut-off k, it changes
     the normalisation: ranks a list lacks gain 0."""))
+declare(Param("residual", False, ("boolean",), """\
+residual : bool, default=False
+    Return the C/W/L residual instead of the value: the value with every
+    unjudged document and every rank the list lacks (up to ``depth``) at
+    gain 1 (the best case), minus the value (cwl_eval's residual; for RBP,
+    Moffat & Zobel's). 0 when every document read is judged."""))
 declare(Param("target", 1.0, (Interval(Real, 0, None, closed="neither"),), """\
 target : float, default=1
     T, the gain the user wants (INST, INSQ, NERR11, BPM: ir_measures' ``T``)."""))
@@ -93,6 +102,21 @@ def _refuse_negative(data, metric: str) -> None:
             "the labels.")
 
 
+@dataclass(frozen=True)
+class BestCase(Column):
+    """A gain column with unjudged documents at gain 1 (C/W/L's best case)."""
+
+    gain: Column
+
+    def block(self, ranking):
+        out = ranking.unranked(self.gain)
+        if ranking.has_judgments:
+            out = np.where(ranking.unranked(JUDGED) > 0, out, 1.0)
+            if ranking.padding is not None:
+                np.copyto(out, 0.0, where=ranking.padding)
+        return out
+
+
 # -- continuation probabilities: (gains (q, n), options, ranks 1..n) -> C (q, n) --------
 
 def _square_ratio(i, shift):
@@ -123,7 +147,7 @@ def _utility(name: str, gains: np.ndarray, options) -> np.ndarray:
     return (reach * gains).sum(axis=1) / reach.sum(axis=1)
 
 
-def _tie_average(name, rank, col, depth, options) -> np.ndarray:
+def _tie_average(name, rank, col, depth, options, fill=0.0) -> np.ndarray:
     """The mean over the distinct orderings of tied documents, enumerated."""
     values = []
     ranked = rank.ranked(col)
@@ -139,7 +163,7 @@ def _tie_average(name, rank, col, depth, options) -> np.ndarray:
                 f"{name} under ties='average' enumerates the orderings of tied documents; "
                 f"a query has {total} (at most "
                 f"{_MAX_ORDERINGS}). Pass ties='stable', 'pessimistic' or 'optimistic'.")
-        seqs = np.zeros((total, depth))
+        seqs = np.full((total, depth), fill)
         for j, combo in enumerate(itertools.product(*groups)):
             flat = np.concatenate(combo)[:depth]
             seqs[j, :flat.shape[0]] = flat
@@ -147,20 +171,32 @@ def _tie_average(name, rank, col, depth, options) -> np.ndarray:
     return np.array(values)
 
 
-def _cwl(name, col, rank, options):
+def _expected_utility(name, col, rank, options, fill: float) -> np.ndarray:
+    """sum_i W_i g_i of each query; ranks the list lacks, up to depth, gain ``fill``."""
     depth = int(options["depth"])
     width = min(rank.width, depth)
     gains = rank.expected(col, width) if name in _LINEAR else rank.ranked(col, width)
+    n = rank.lengths if rank.retrieved is None else rank.retrieved
     q = gains.shape[0]
     out = np.empty(q)
     step = max(1, (1 << 18) // depth)
     for lo in range(0, q, step):
         part = np.zeros((min(step, q - lo), depth))
         part[:, :width] = gains[lo:lo + step]
+        if fill:
+            part[np.arange(depth) >= n[lo:lo + step, None]] = fill
         out[lo:lo + step] = _utility(name, part, options)
     if rank.tied and name not in _LINEAR:
-        out[rank.tie_rows] = _tie_average(name, rank, col, depth, options)
-    return out, rank.count(col) == 0
+        out[rank.tie_rows] = _tie_average(name, rank, col, depth, options, fill)
+    return out
+
+
+def _cwl(name, col, rank, options):
+    value = _expected_utility(name, col, rank, options, 0.0)
+    if not options["residual"]:
+        return value, rank.count(col) == 0
+    best = _expected_utility(name, BestCase(col), rank, options, 1.0)
+    return np.maximum(best - value, 0.0), np.zeros(value.shape, dtype=bool)
 
 
 def _kernel(name):
@@ -188,7 +224,7 @@ def _judged(rank, options, k):
 
 
 _COMMON = ("ties", "empty", "convention")
-_GRADED = ("depth", "min_rel", "max_rel")
+_GRADED = ("depth", "min_rel", "max_rel", "residual")
 
 
 def _declare(name, summary, params, aliases=()):
@@ -235,12 +271,13 @@ def judged_score(y_true, y_score, *, qid=None, k=None, ties=None, empty=None,
 
 
 CWL_RBP = _declare("cwl_rbp", "rank-biased precision as cwl_eval computes it (binary gain, "
-                   "renormalised over 1000 ranks)", ("depth", "p", "threshold"))
+                   "renormalised over 1000 ranks)", ("depth", "p", "threshold", "residual"))
 
 
 @metric_function(CWL_RBP)
-def cwl_rbp_score(y_true, y_score, *, qid=None, depth=1000, p=0.8, threshold=1, ties=None,
-                  empty=None, sample_weight=None, convention=None) -> float:
+def cwl_rbp_score(y_true, y_score, *, qid=None, depth=1000, p=0.8, threshold=1,
+                  residual=False, ties=None, empty=None, sample_weight=None,
+                  convention=None) -> float:
     """Rank-biased precision, C/W/L's version: ir_measures' ``RBP(rel=r, p=p)``.
 
     See Also
@@ -261,6 +298,8 @@ def cwl_rbp_score(y_true, y_score, *, qid=None, depth=1000, p=0.8, threshold=1, 
     >>> from sklearn_rank.metrics import cwl_rbp_score
     >>> round(cwl_rbp_score([[1, 0, 1, 0]], [[4, 3, 2, 1]]), 6)  # 0.2 (1 + 0.8**2)
     0.328
+    >>> round(cwl_rbp_score([[1, 0, 1, 0]], [[4, 3, 2, 1]], residual=True), 6)  # 0.8**4
+    0.4096
     """
 
 
@@ -269,8 +308,9 @@ SDCG = _declare("sdcg", "scaled DCG: DCG of C/W/L gains over the DCG of depth ga
 
 
 @metric_function(SDCG)
-def sdcg_score(y_true, y_score, *, qid=None, depth=1000, min_rel=0, max_rel=4, ties=None,
-               empty=None, sample_weight=None, convention=None) -> float:
+def sdcg_score(y_true, y_score, *, qid=None, depth=1000, min_rel=0, max_rel=4,
+               residual=False, ties=None, empty=None, sample_weight=None,
+               convention=None) -> float:
     """Scaled DCG@k (C/W/L): ir_measures' ``SDCG(min_rel=..., max_rel=...)@k``.
 
     See Also
@@ -295,8 +335,9 @@ NERR8 = _declare("nerr8", "normalised ERR, Moffat et al.'s eq. 8 (C/W/L)", _GRAD
 
 
 @metric_function(NERR8)
-def nerr8_score(y_true, y_score, *, qid=None, depth=1000, min_rel=0, max_rel=4, ties=None,
-                empty=None, sample_weight=None, convention=None) -> float:
+def nerr8_score(y_true, y_score, *, qid=None, depth=1000, min_rel=0, max_rel=4,
+                residual=False, ties=None, empty=None, sample_weight=None,
+                convention=None) -> float:
     """NERR (Moffat et al., eq. 8): ir_measures' ``NERR8(max_rel=...)@k``.
 
     See Also
@@ -320,8 +361,9 @@ NERR9 = _declare("nerr9", "normalised ERR, Moffat et al.'s eq. 9 (C/W/L)", _GRAD
 
 
 @metric_function(NERR9)
-def nerr9_score(y_true, y_score, *, qid=None, depth=1000, min_rel=0, max_rel=4, ties=None,
-                empty=None, sample_weight=None, convention=None) -> float:
+def nerr9_score(y_true, y_score, *, qid=None, depth=1000, min_rel=0, max_rel=4,
+                residual=False, ties=None, empty=None, sample_weight=None,
+                convention=None) -> float:
     """NERR (Moffat et al., eq. 9): ir_measures' ``NERR9(max_rel=...)@k``.
 
     See Also
@@ -342,12 +384,13 @@ def nerr9_score(y_true, y_score, *, qid=None, depth=1000, min_rel=0, max_rel=4, 
 
 
 NERR10 = _declare("nerr10", "normalised ERR, Moffat et al.'s eq. 10 (C/W/L)",
-                  ("depth", "p", "min_rel", "max_rel"))
+                  ("depth", "p", "min_rel", "max_rel", "residual"))
 
 
 @metric_function(NERR10)
-def nerr10_score(y_true, y_score, *, qid=None, depth=1000, p=0.8, min_rel=0, max_rel=4, ties=None,
-                 empty=None, sample_weight=None, convention=None) -> float:
+def nerr10_score(y_true, y_score, *, qid=None, depth=1000, p=0.8, min_rel=0, max_rel=4,
+                 residual=False, ties=None, empty=None, sample_weight=None,
+                 convention=None) -> float:
     """NERR (Moffat et al., eq. 10): ir_measures' ``NERR10(p=..., max_rel=...)``.
 
     See Also
@@ -369,12 +412,13 @@ def nerr10_score(y_true, y_score, *, qid=None, depth=1000, p=0.8, min_rel=0, max
 
 
 NERR11 = _declare("nerr11", "normalised ERR, Moffat et al.'s eq. 11 (C/W/L)",
-                  ("depth", "target", "min_rel", "max_rel"))
+                  ("depth", "target", "min_rel", "max_rel", "residual"))
 
 
 @metric_function(NERR11)
 def nerr11_score(y_true, y_score, *, qid=None, depth=1000, target=1, min_rel=0, max_rel=4,
-                 ties=None, empty=None, sample_weight=None, convention=None) -> float:
+                 residual=False, ties=None, empty=None, sample_weight=None,
+                 convention=None) -> float:
     """NERR (Moffat et al., eq. 11): ir_measures' ``NERR11(T=..., max_rel=...)``.
 
     See Also
@@ -395,12 +439,13 @@ def nerr11_score(y_true, y_score, *, qid=None, depth=1000, target=1, min_rel=0, 
 
 
 INST = _declare("inst", "INST (Moffat et al.): an adaptive user who wants T relevant "
-                "documents (C/W/L)", ("depth", "target", "min_rel", "max_rel"))
+                "documents (C/W/L)", ("depth", "target", "min_rel", "max_rel", "residual"))
 
 
 @metric_function(INST)
 def inst_score(y_true, y_score, *, qid=None, depth=1000, target=1, min_rel=0, max_rel=4,
-               ties=None, empty=None, sample_weight=None, convention=None) -> float:
+               residual=False, ties=None, empty=None, sample_weight=None,
+               convention=None) -> float:
     """INST (Moffat, Bailey, Scholer & Thomas): ir_measures' ``INST(T=..., max_rel=...)``.
 
     See Also
@@ -422,12 +467,13 @@ def inst_score(y_true, y_score, *, qid=None, depth=1000, target=1, min_rel=0, ma
 
 
 INSQ = _declare("insq", "INSQ (Moffat et al.): INST without adaptation (C/W/L)",
-                ("depth", "target", "min_rel", "max_rel"))
+                ("depth", "target", "min_rel", "max_rel", "residual"))
 
 
 @metric_function(INSQ)
 def insq_score(y_true, y_score, *, qid=None, depth=1000, target=1, min_rel=0, max_rel=4,
-               ties=None, empty=None, sample_weight=None, convention=None) -> float:
+               residual=False, ties=None, empty=None, sample_weight=None,
+               convention=None) -> float:
     """INSQ (Moffat, Scholer & Thomas): ir_measures' ``INSQ(T=..., max_rel=...)``.
 
     See Also
@@ -449,12 +495,13 @@ def insq_score(y_true, y_score, *, qid=None, depth=1000, target=1, min_rel=0, ma
 
 
 BPM = _declare("bpm", "bejewelled player model (Zhang et al.; C/W/L)",
-               ("depth", "target", "min_rel", "max_rel"))
+               ("depth", "target", "min_rel", "max_rel", "residual"))
 
 
 @metric_function(BPM)
-def bpm_score(y_true, y_score, *, qid=None, depth=1000, target=1, min_rel=0, max_rel=4, ties=None,
-              empty=None, sample_weight=None, convention=None) -> float:
+def bpm_score(y_true, y_score, *, qid=None, depth=1000, target=1, min_rel=0, max_rel=4,
+              residual=False, ties=None, empty=None, sample_weight=None,
+              convention=None) -> float:
     """Bejewelled player model: ir_measures' ``BPM(T=..., max_rel=...)@k``.
 
     See Also
