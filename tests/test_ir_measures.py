@@ -30,6 +30,11 @@ ir_measures = pytest.importorskip("ir_measures")
 MEASURES = [
     ("nDCG@5", 1e-12), ("nDCG", 1e-12), ("nDCG@20", 1e-12), ("NDCG@10", 1e-12),
     ("nDCG(gains={0:0,1:1,2:3,3:7,4:15})@5", 1e-12), ("nDCG(gains={1:2,3:1})", 1e-12),
+    ("nDCG(judged_only=True)", 1e-12), ("nDCG(judged_only=True)@10", 1e-12),
+    ("AP(judged_only=True)", 1e-12), ("P(judged_only=True)@5", 1e-12),
+    ("R(rel=2,judged_only=True)@10", 1e-12), ("RR(judged_only=True)", 1e-12),
+    ("Rprec(judged_only=True)", 1e-12), ("Success(judged_only=True)@3", 1e-12),
+    ("SetP(judged_only=True)", 1e-12), ("SetF(judged_only=True)", 1e-12),
     ("AP", 1e-12), ("AP(rel=2)", 1e-12), ("AP@10", 1e-12), ("MAP(rel=3)@5", 1e-12),
     ("RR", 1e-12), ("RR(rel=2)", 1e-12), ("P@5", 1e-12), ("P(rel=2)@10", 1e-12),
     ("Precision@1", 1e-12), ("R@10", 1e-12), ("R(rel=3)@20", 1e-12), ("Recall@5", 1e-12),
@@ -124,6 +129,19 @@ def test_per_query_equals_ir_measures_without_ties(measure, tol, seed):
     _compare(measure, tol, qrels, run)
 
 
+def test_judged_only_applies_to_its_measure_alone():
+    qrels, run = collection(8)
+    ev = evaluate_run(qrels, run, ["AP", "AP(judged_only=True)", "P@5", "nDCG@5"],
+                      complete=True)
+    assert list(ev.mean) == ["AP", "AP(judged_only=True)", "P@5", "nDCG@5"]
+    alone = evaluate_run(qrels, run, ["AP", "P@5", "nDCG@5"], complete=True)
+    for key in ("AP", "P@5", "nDCG@5"):
+        np.testing.assert_array_equal(ev.per_query[key], alone.per_query[key])
+    minus_j = evaluate_run(qrels, run, ["AP"], complete=True, judged_only=True)
+    np.testing.assert_array_equal(ev.per_query["AP(judged_only=True)"], minus_j.per_query["AP"])
+    assert (ev.per_query["AP"] != ev.per_query["AP(judged_only=True)"]).any()
+
+
 def test_documented_differences_are_pinned():
     """Where sklearn_rank deliberately differs from ir_measures, the values of both."""
     qrels = {"1": {"a": -1, "b": 1}}
@@ -183,7 +201,7 @@ def test_printed_as_ir_measures_prints_it(text):
     ("P@0", "cut-off must be >= 1"), ("R", "requires 'cutoff'"),
     ("INST(T=1,max_rel=3)", "write 1.0"), ("INST", "requires 'max_rel'"),
     ("nDCG(ties='stable')@10", "registry metric 'ndcg'"), ("RBP", "RBP(rel=1)"),
-    ("alpha_nDCG@5", "subtopic"), ("nDCG(judged_only=True)", "evaluate_run"),
+    ("alpha_nDCG@5", "subtopic"), ("RR(judged_only=True)@5", "no ir_measures provider"),
     ("NumQ", "num_q"), ("IPrec@0.5", "iprec_at_recall"), ("nDCG@10-", "suffix"),
     ("nDCG(gains={0:1})", "level 0"), ("SDCG(min_rel=3,max_rel=3)@5", "min_rel"),
     ("RBP(rel=1)@5", "cwl_rbp(depth=k)"),

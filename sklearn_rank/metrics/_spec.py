@@ -80,12 +80,17 @@ class MetricSpec:
         How the spec prints when it was written in another vocabulary: the
         ``str()`` of an ir_measures measure (``"nDCG@10"``, whose registry
         spec is ``ndcg(gain='linear', empty='zero')@10``); None: canonically.
+    judged_only : bool
+        ir_measures' ``judged_only=True``: in :func:`~sklearn_rank.trec.evaluate_run`
+        the unjudged retrieved documents are removed before ranking, for this
+        metric only (trec_eval's ``-J``); flat rows are all judged.
     """
 
     name: str
     k: int | None = None
     params: tuple[tuple[str, Any], ...] = ()
     label: str | None = None
+    judged_only: bool = False
 
     @property
     def info(self):
@@ -207,7 +212,9 @@ def parse(spec: str | MetricSpec) -> MetricSpec:
             raise ValueError(f"ir_measures measure {shown(spec)} takes no '-' suffix "
                              "(its empty queries score 0 already).")
         name, options, label = irm_spec(node, spec, build)
-        return replace(build(name, options, f"metric {shown(spec)}"), label=label)
+        judged_only = options.pop("judged_only", False)
+        return replace(build(name, options, f"metric {shown(spec)}"), label=label,
+                       judged_only=judged_only)
     k, node = _cutoff(node, spec)
     options = _keywords(node, spec)
     if isinstance(node, ast.Call):

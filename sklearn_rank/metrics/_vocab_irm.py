@@ -224,10 +224,13 @@ def _options(name: str, params: dict) -> dict:
     """The registry options that compute ``name`` with ``params`` (ir_measures' meaning)."""
     declared = IRM_MEASURES[name]
     value = {p: params.get(p, d[1]) for p, d in declared.items()}
-    if value.get("judged_only"):
-        _refuse(name, "judged_only=True is not available per measure; pass judged_only=True "
-                      "to evaluate_run (trec_eval's -J), which applies it to every measure.")
     options: dict[str, Any] = {"k": params.get("cutoff"), "empty": "zero"}
+    if value.get("judged_only"):  # MetricSpec.judged_only: evaluate_run's -J for it alone
+        if name == "nDCG" and value["dcg"] == "exp-log2":
+            _refuse(name, "dcg='exp-log2' with judged_only=True has no ir_measures provider.")
+        if name == "RR" and "cutoff" in params:
+            _refuse(name, "RR(judged_only=True)@k has no ir_measures provider.")
+        options["judged_only"] = True
     if "rel" in declared and name != "RBP":
         options["threshold"] = value["rel"]
     if name in ("AP", "P", "SetP", "SetF"):
