@@ -335,3 +335,11 @@ def test_cwl_residual_equals_cwl_eval(spec, make):
         metric.residuals = True
         metric.measure(Ranking(qid, np.array(gains), np.ones(len(gains))))
         assert value == pytest.approx(metric.residual_expected_utility, abs=1e-12), qid
+
+
+def test_nonlinear_cwl_refuses_too_many_tie_orderings():
+    y, s = [[0, 1, 2, 3, 4] * 2], [[1.0] * 10]  # 10! / 2**5 = 113400 orderings
+    with pytest.raises(ValueError, match="113400.*ties='stable'"):
+        evaluate(y, s, metrics=["inst"])
+    assert evaluate(y, s, metrics=["inst"], ties="stable").mean["inst"] > 0
+    assert evaluate(y, s, metrics=["insq"]).mean["insq"] > 0  # linear: exact, no enumeration

@@ -25,6 +25,7 @@ more than 40320 such orderings is refused with a message).
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import ClassVar
@@ -147,6 +148,12 @@ def _utility(name: str, gains: np.ndarray, options) -> np.ndarray:
     return (reach * gains).sum(axis=1) / reach.sum(axis=1)
 
 
+def _distinct_orderings(values: np.ndarray) -> int:
+    """n! / prod(count!) over the distinct values: the distinct orderings."""
+    _, counts = np.unique(values, return_counts=True)
+    return math.factorial(values.shape[0]) // math.prod(math.factorial(int(c)) for c in counts)
+
+
 def _tie_average(name, rank, col, depth, options, fill=0.0) -> np.ndarray:
     """The mean over the distinct orderings of tied documents, enumerated."""
     values = []
@@ -155,14 +162,14 @@ def _tie_average(name, rank, col, depth, options, fill=0.0) -> np.ndarray:
         n = int(rank.lengths[row] if rank.retrieved is None else rank.retrieved[row])
         cells = ranked[row, :n]
         breaks = np.flatnonzero(~rank.same[t, :max(n - 1, 0)]) + 1
-        groups = [sorted(set(itertools.permutations(part)))
-                  for part in np.split(cells, breaks)]
-        total = int(np.prod([len(g) for g in groups], dtype=object))
+        parts = np.split(cells, breaks)
+        total = math.prod(_distinct_orderings(part) for part in parts)
         if total > _MAX_ORDERINGS:
             raise ValueError(
                 f"{name} under ties='average' enumerates the orderings of tied documents; "
                 f"a query has {total} (at most "
                 f"{_MAX_ORDERINGS}). Pass ties='stable', 'pessimistic' or 'optimistic'.")
+        groups = [sorted(set(itertools.permutations(part.tolist()))) for part in parts]
         seqs = np.full((total, depth), fill)
         for j, combo in enumerate(itertools.product(*groups)):
             flat = np.concatenate(combo)[:depth]
