@@ -50,9 +50,10 @@ def add_parser(subparsers) -> None:
             "Evaluate one or more TREC run files against a qrels file with trec_eval's "
             "semantics (ties broken by document id, ideal rankings from all judged "
             "documents). Measures are trec_eval names (map, P.10, ndcg_cut.10, "
-            "recip_rank, gm_map, Rprec, bpref, recall.100, success.1, set_F, ...) or any "
-            "metric spec of sklearn_rank (err@20, rank_eff, "
-            "\"ndcg(gain='exponential')@10\", ...)."
+            "recip_rank, gm_map, Rprec, bpref, recall.100, success.1, set_F, ...), "
+            "ir_measures names with ir_measures' meaning (nDCG@10, AP(rel=2), R@100, "
+            "Judged@10, RBP(rel=1), ...; case-sensitive) or any metric spec of "
+            "sklearn_rank (err@20, rank_eff, \"ndcg(gain='exponential')@10\", ...)."
         ),
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -44,10 +44,25 @@ METRIC_PARAMS = {
     "bpref": _BINARY,
     "rank_eff": _BINARY,
     "rbp": {"k", "p"} | _BINARY,
+    # C/W/L (Moffat et al.; ir_measures' cwl_eval measures) and Judged@k
+    "judged": {"k"} | _COMMON,
+    "cwl_rbp": {"depth", "p", "residual"} | _BINARY,
+    "sdcg": {"depth", "min_rel", "max_rel", "residual"} | _COMMON,
+    "nerr8": {"depth", "min_rel", "max_rel", "residual"} | _COMMON,
+    "nerr9": {"depth", "min_rel", "max_rel", "residual"} | _COMMON,
+    "nerr10": {"depth", "p", "min_rel", "max_rel", "residual"} | _COMMON,
+    "nerr11": {"depth", "target", "min_rel", "max_rel", "residual"} | _COMMON,
+    "inst": {"depth", "target", "min_rel", "max_rel", "residual"} | _COMMON,
+    "insq": {"depth", "target", "min_rel", "max_rel", "residual"} | _COMMON,
+    "bpm": {"depth", "target", "min_rel", "max_rel", "residual"} | _COMMON,
 }
+CWL = {"cwl_rbp", "sdcg", "nerr8", "nerr9", "nerr10", "nerr11", "inst", "insq", "bpm"}
+#: Orderings of tied documents the package enumerates at most for a C/W/L metric.
+MAX_ORDERINGS = 40320
 DEFAULTS = {"k": None, "gain": "exponential", "discount": "log2", "log_base": 2.0,
             "ties": "average", "empty": "zero", "convention": None, "threshold": 1.0,
-            "capped": False, "max_grade": 4.0, "p": 0.8}
+            "capped": False, "max_grade": 4.0, "p": 0.8, "min_rel": 0.0, "max_rel": 4.0,
+            "depth": 1000, "target": 1.0, "residual": False}
 TIES = ("average", "stable", "pessimistic", "optimistic")
 EMPTY = ("zero", "one", "skip", "nan", "raise")
 GAINS = ("exponential", "linear")
@@ -156,7 +171,13 @@ def check_option(name, value):
     elif name in ("log_base", "max_grade", "threshold"):
         ok = number and math.isfinite(value) and value > {"log_base": 1, "max_grade": 0,
                                                           "threshold": -math.inf}[name]
-    elif name == "capped":
+    elif name == "depth":
+        ok = isinstance(value, Integral) and not isinstance(value, bool) and 1 <= value <= 1e5
+    elif name in ("min_rel", "max_rel"):
+        ok = number and math.isfinite(value)
+    elif name == "target":
+        ok = number and math.isfinite(value) and value > 0
+    elif name in ("capped", "residual"):
         ok = isinstance(value, bool)
     elif name in ("ties", "empty", "convention"):
         ok = text and value in {"ties": TIES, "empty": EMPTY, "convention": CONVENTIONS}[name]
@@ -359,10 +380,63 @@ def _rbp(seq, k, q, p):
                                    Fraction(0))
 
 
+def _judged(seq, k, q, p):
+    """Flat rows: every row is a judged document."""
+    return Fraction(1)
+
+
+def _cwl_gain(lab, p):
+    return (min(max(lab, 0, p["min_rel"]), p["max_rel"]) - p["min_rel"]) / (
+        p["max_rel"] - p["min_rel"])
+
+
+def _continuation(name, p, i, g, total):
+    """C_i of the C/W/L user at rank i (gain g, total gain so far ``total``)."""
+    t = p.get("target")
+    if name == "cwl_rbp":
+        return p["p"]
+    if name == "sdcg":
+        return math.log2(i + 1) / math.log2(i + 2)
+    if name == "insq":
+        return ((i + 2 * t - 1) / (i + 2 * t)) ** 2
+    if name == "inst":
+        return ((i + 2 * t - total - 1) / (i + 2 * t - total)) ** 2
+    if name == "bpm":
+        return 1.0 if total < t else 0.0
+    factor = {"nerr8": 1.0, "nerr9": i / (i + 1), "nerr10": p.get("p"),
+              "nerr11": ((i + 2 * t - 1) / (i + 2 * t)) ** 2 if t else None}[name]
+    return factor * (1 - g)
+
+
+def _cwl(name):
+    """Expected utility per document, sum_i W_i g_i, W_i = prod_{j<i} C_j normalised
+    over ranks 1..depth (floats: the products of 1000 ranks are not rational here)."""
+    def utility(gains, p):
+        reach, total, numerator, denominator = 1.0, 0.0, 0.0, 0.0
+        for i, g in enumerate(gains, start=1):
+            total += g
+            numerator += reach * g
+            denominator += reach
+            reach *= _continuation(name, p, i, g, total)
+        return numerator / denominator
+
+    def kernel(seq, k, q, p):
+        gains = [float(lab >= p["threshold"]) if name == "cwl_rbp" else float(_cwl_gain(lab, p))
+                 for lab in seq][:p["depth"]]
+        missing = p["depth"] - len(gains)
+        value = utility(gains + [0.0] * missing, p)
+        if not p["residual"]:
+            return value
+        # residual: the ranks the list lacks at gain 1 (flat rows: every row is judged)
+        return max(utility(gains + [1.0] * missing, p) - value, 0.0)
+
+    return kernel
+
+
 KERNELS = {"cg": _gain_sum, "dcg": _dcg, "ndcg": _ndcg, "p": _p, "recall": _recall,
            "f1": _f1, "hit_rate": _hit_rate, "r_precision": _r_precision, "map": _ap,
            "gmap": _ap, "mrr": _mrr, "err": _err, "bpref": _bpref, "rank_eff": _rank_eff,
-           "rbp": _rbp}
+           "rbp": _rbp, "judged": _judged, **{name: _cwl(name) for name in CWL}}
 GEOMETRIC = {"gmap"}
 
 
@@ -383,6 +457,12 @@ def _query_facts(name, p, k, rows, data_labels):
         return facts, (facts["idcg"] == 0 if name == "ndcg" else not any(gains))
     if name == "err":
         return {"stop": data_labels["stop"]}, not any(lab > 0 for lab in labels)
+    if name == "judged":
+        return {}, False
+    if name in CWL and p["residual"]:
+        return {}, False
+    if name in CWL and name != "cwl_rbp":
+        return {}, not any(_cwl_gain(lab, p) > 0 for lab in labels)
     big_r = sum(1 for lab in labels if lab >= p["threshold"])
     return {"R": big_r}, big_r == 0
 
@@ -403,6 +483,15 @@ def _data_checks(name, p, k, all_queries):
         scale = _pow2(p["max_grade"])
         stop = {lab: (_pow2(lab) - 1) / scale for lab in labels}
         return {"stop": stop}, p["max_grade"] >= 1024
+    if name == "judged" or (name in CWL and name != "cwl_rbp"):
+        if any(lab < 0 for lab in labels):
+            raise Invalid(f"{name}: negative label")
+        if name != "judged" and not p["min_rel"] < p["max_rel"]:
+            raise Invalid("min_rel >= max_rel")
+    if name in CWL and p["ties"] == "average" and name not in ("cwl_rbp", "sdcg", "insq"):
+        for _, rows, _ in all_queries:  # the package enumerates the orderings
+            if len(orderings(rows, "average")) > MAX_ORDERINGS:
+                raise Unsupported("too many orderings of tied documents")
     return {}, False
 
 

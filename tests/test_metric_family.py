@@ -121,6 +121,22 @@ def _rbp(rel, k=None, p=0.8):
     return (1 - p) * sum(p ** (r - 1) for r, is_rel in enumerate(rel[:k], start=1) if is_rel)
 
 
+def _cwl(gains, continuation, depth=1000):
+    """C/W/L's expected utility per document: sum_i W_i g_i, W_i = prod_{j<i} C_j
+    normalised over ranks 1..depth (``continuation(i, g_i, sum_{j<=i} g_j)``)."""
+    g = (list(gains) + [0.0] * depth)[:depth]
+    reach, total, num, den = 1.0, 0.0, 0.0, 0.0
+    for i, gi in enumerate(g, start=1):
+        total += gi
+        num, den = num + reach * gi, den + reach
+        reach *= continuation(i, gi, total)
+    return num / den
+
+
+def _graded(lab, max_rel=4):
+    return np.clip(lab, 0, max_rel) / max_rel
+
+
 def _data(seed, n_queries=40):
     rng = np.random.default_rng(seed)
     qid = np.repeat(np.arange(n_queries), rng.integers(1, 15, n_queries))
@@ -170,6 +186,23 @@ CASES = [
     ("rbp", lambda lab: _rbp(lab >= 1)),
     ("rbp(p=0.5)@3", lambda lab: _rbp(lab >= 1, 3, p=0.5)),
     ("rbp(p=0.95, threshold=2)", lambda lab: _rbp(lab >= 2, p=0.95)),
+    ("judged@3", lambda lab: 1.0),  # flat rows: every row is a judged document
+    ("cwl_rbp", lambda lab: _cwl(lab >= 1, lambda i, g, t: 0.8)),
+    ("cwl_rbp(p=0.5, threshold=2, depth=4)", lambda lab: _cwl(lab >= 2, lambda i, g, t: 0.5, 4)),
+    ("sdcg(depth=5)", lambda lab: _dcg(_graded(lab), 5) / sum(1 / math.log2(r + 1)
+                                                           for r in range(1, 6))),
+    ("nerr8(max_rel=3, depth=5)", lambda lab: _cwl(_graded(lab, 3), lambda i, g, t: 1 - g, 5)),
+    ("nerr9(depth=10)", lambda lab: _cwl(_graded(lab), lambda i, g, t: i / (i + 1) * (1 - g),
+                                         10)),
+    ("nerr10(p=0.9)", lambda lab: _cwl(_graded(lab), lambda i, g, t: 0.9 * (1 - g))),
+    ("nerr11(target=2)", lambda lab: _cwl(_graded(lab), lambda i, g, t:
+                                          ((i + 3) / (i + 4)) ** 2 * (1 - g))),
+    ("inst(max_rel=3)", lambda lab: _cwl(_graded(lab, 3), lambda i, g, t:
+                                         ((i + 2 - t - 1) / (i + 2 - t)) ** 2)),
+    ("insq(max_rel=3)", lambda lab: _cwl(_graded(lab, 3), lambda i, g, t:
+                                         ((i + 1) / (i + 2)) ** 2)),
+    ("bpm(target=2, depth=8)", lambda lab: _cwl(_graded(lab), lambda i, g, t: float(t < 2),
+                                                8)),
 ]
 
 
@@ -188,6 +221,9 @@ def test_equals_direct_definition(spec, direct, seed):
         expected = np.nan_to_num(_per_query(y, s, qid, direct))  # empty="zero"
     ev = evaluate(y[perm], s[perm], qid=qid[perm], metrics=[spec])
     np.testing.assert_allclose(ev.per_query[spec], expected, rtol=0, atol=1e-12)
+    if ev.metrics[0].name == "judged":  # never empty on flat rows: every row is judged
+        assert ev.n_empty[spec] == 0
+        return
     # empty: no relevant document (for ERR: no positive label)
     threshold = ev.metrics[0].resolve().get("threshold", 1e-12)
     n_empty = sum(not (y[qid == q] >= threshold).any() for q in np.unique(qid))

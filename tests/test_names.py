@@ -107,7 +107,10 @@ def test_the_rule():
 
 
 def test_other_spellings_are_made_canonical_first():
-    assert safe_name("NDCG@10") == safe_name("ndcg@10") == "ndcg_at_10"
+    assert safe_name(" ndcg @ 10") == safe_name("ndcg@10") == "ndcg_at_10"
+    # ir_measures' spellings mean ir_measures' metrics (issue 14): another name
+    assert safe_name("NDCG@10") == safe_name("nDCG@10") == "irm_ndcg_at_10"
+    assert safe_name("RBP(p=0.5,rel=2)") == "irm_rbp_p_0p5_rel_2"
     assert safe_name("ndcg_cut.10") == "ndcg_gain_linear_at_10"  # trec_eval's name
     assert safe_name("P.5") == "p_at_5"
     assert safe_name("ndcg(discount='classic', gain='linear')") == \

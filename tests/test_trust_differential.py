@@ -131,6 +131,11 @@ OPTIONS = {
     "capped": st.booleans(),
     "max_grade": st.sampled_from([4, 4.0, 5, 4.5, 3, 1, 0.5, 1100]),
     "p": st.sampled_from([0.8, 0.5, 0.9, 0.95, 0.1, 0.99, 0, 1, 1.5, -0.5]),
+    "depth": st.sampled_from([1000, 1, 2, 3, 5, 8, 20, 0, 100_001]),
+    "min_rel": st.sampled_from([0, 0.0, 1, -1, 0.5, 2, 4]),
+    "max_rel": st.sampled_from([4, 4.0, 3, 1, 2.5, 0, 10]),
+    "target": st.sampled_from([1.0, 1, 2, 0.5, 3.5, 0, -1]),
+    "residual": st.booleans(),
 }
 _LABELS = {
     "int": [0, 1, 2, 3, 4],

@@ -20,6 +20,18 @@ from ._cascade_metrics import (
     hit_rate_score,
     mean_reciprocal_rank_score,
 )
+from ._cwl_metrics import (
+    bpm_score,
+    cwl_rbp_score,
+    insq_score,
+    inst_score,
+    judged_score,
+    nerr8_score,
+    nerr9_score,
+    nerr10_score,
+    nerr11_score,
+    sdcg_score,
+)
 from ._evaluate import evaluate
 from ._evaluation import Evaluation
 from ._gain_metrics import cumulative_gain_score, dcg_score, ndcg_score
@@ -38,6 +50,16 @@ _LAZY = {
 }
 
 __all__ = [
+    "sdcg_score",
+    "nerr11_score",
+    "nerr10_score",
+    "nerr9_score",
+    "nerr8_score",
+    "judged_score",
+    "insq_score",
+    "inst_score",
+    "cwl_rbp_score",
+    "bpm_score",
     "Evaluation",
     "MetricSpec",
     "RankingScorer",

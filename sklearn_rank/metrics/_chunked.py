@@ -14,6 +14,7 @@ from ._inputs import prepare
 from ._plan import MIXED_WEIGHTS, Plan
 from ._qid import concatenate_ids, id_kind
 from ._spec import MetricSpec
+from ._vocab_irm import IRM_OBJECT
 
 __all__ = ["evaluate_chunks"]
 
@@ -69,7 +70,7 @@ def _kind_label(kind) -> str:
     return kind if isinstance(kind, str) else kind.__name__
 
 
-@validate_params({"chunks": [Iterable], "metrics": [str, MetricSpec, Iterable],
+@validate_params({"chunks": [Iterable], "metrics": [str, MetricSpec, Iterable, IRM_OBJECT],
                   "label": [str, Integral], "score": [str, Integral],
                   "qid": [str, Integral, None], "weight": [str, Integral, None]})
 def evaluate_chunks(chunks: Iterable, *, metrics=("ndcg@10",), label="label", score="score",

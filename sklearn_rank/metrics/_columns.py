@@ -348,4 +348,8 @@ def checked_columns(options: Mapping[str, Any]) -> tuple[Column, ...]:
         out.append(Gain.of(options["gain"]))
     if "max_grade" in options:
         out.append(StopProbability(options["max_grade"]))
+    if "max_rel" in options:  # C/W/L graded gains (declared in ._cwl)
+        from ._cwl import CwlGain
+
+        out.append(CwlGain(float(options["min_rel"]), float(options["max_rel"])))
     return tuple(out)

@@ -9,12 +9,13 @@ from ._evaluation import Evaluation
 from ._inputs import prepare
 from ._plan import Plan
 from ._spec import MetricSpec
+from ._vocab_irm import IRM_OBJECT
 
 __all__ = ["evaluate"]
 
 
 @validate_params({"y_true": ["array-like"], "y_score": ["array-like"],
-                  "qid": ["array-like", None], "metrics": [str, MetricSpec, Iterable],
+                  "qid": ["array-like", None], "metrics": [str, MetricSpec, Iterable, IRM_OBJECT],
                   "sample_weight": ["array-like", None]})
 def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10",), sample_weight=None,
              **options) -> Evaluation:

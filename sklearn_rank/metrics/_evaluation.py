@@ -13,7 +13,7 @@ __all__ = ["Evaluation"]
 class _SpecDict(dict):
     """A dict keyed by canonical metric specs that also finds other spellings.
 
-    ``ev.mean["NDCG@10"]`` and ``ev.mean["ndcg(gain='exponential')@10"]`` both
+    ``ev.mean[" ndcg @ 10"]`` and ``ev.mean["ndcg(gain='exponential')@10"]`` both
     find the entry stored under ``"ndcg@10"``.
     """
 

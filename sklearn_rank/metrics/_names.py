@@ -58,8 +58,10 @@ def safe_name(spec) -> str:
     ----------
     spec : str or MetricSpec
         A metric spec in any spelling :func:`~sklearn_rank.metrics.parse_metric`
-        reads (``"NDCG@10"``, ``"ndcg_cut.10"``), or the canonical key of an
-        :class:`~sklearn_rank.metrics.Evaluation`.
+        reads (``"ndcg@10"``, ``"ndcg_cut.10"``, ir_measures' ``"nDCG@10"``), or
+        the canonical key of an :class:`~sklearn_rank.metrics.Evaluation`.
+        ir_measures' spellings get the prefix ``irm_`` (``irm_ndcg_at_10``):
+        they differ from the lower-case registry metrics.
 
     Returns
     -------
@@ -77,19 +79,23 @@ def safe_name(spec) -> str:
     >>> from sklearn_rank.metrics._names import safe_name
     >>> safe_name("ndcg@10"), safe_name("ndcg(gain='linear')@10"), safe_name("ndcg@10-")
     ('ndcg_at_10', 'ndcg_gain_linear_at_10', 'ndcg_at_10_minus')
-    >>> safe_name("p(threshold=2)@5"), safe_name("NDCG@10"), safe_name("ndcg_cut.10")
-    ('p_threshold_2_at_5', 'ndcg_at_10', 'ndcg_gain_linear_at_10')
+    >>> safe_name("p(threshold=2)@5"), safe_name("nDCG@10"), safe_name("ndcg_cut.10")
+    ('p_threshold_2_at_5', 'irm_ndcg_at_10', 'ndcg_gain_linear_at_10')
     """
     text = spec if isinstance(spec, str) else None
-    if text is None:
-        text = str(spec)  # a MetricSpec: its canonical spelling
-    elif not _CALLABLE.search(text):  # a spec in any spelling, made canonical
-        text = str(parse_metric(text))
+    parsed = spec if text is None else None
+    if text is not None and not _CALLABLE.search(text):  # any spelling, made canonical
+        parsed = parse_metric(text)
+    prefix = []
+    if parsed is not None:
+        text = str(parsed)  # its canonical spelling
+        if parsed.label is not None:  # ir_measures' spelling: 'nDCG@10' -> irm_ndcg_at_10
+            prefix, text = ["irm"], text.lower()
     match = _CANONICAL.fullmatch(text)
     if match is None:
         raise ValueError(f"{text!r} is not a canonical metric spec "
                          "(name[(option=value, ...)][@k][-]).")
-    parts = [match["name"]]
+    parts = [*prefix, match["name"]]
     if match["options"]:
         parts += _options(match["options"], text)
     if match["k"]:

@@ -20,6 +20,7 @@ from ._registry import METRICS
 from ._spec import MetricSpec
 from ._spec import build as _build
 from ._spec import spec_with as _spec_with
+from ._vocab_irm import is_irm_object
 
 __all__ = [
     "MultimetricRankingScorer",
@@ -372,8 +373,8 @@ def make_ranking_scorer(metric: str | MetricSpec | Callable, **options) -> Ranki
     >>> make_ranking_scorer(ndcg_score, k=5, gain="linear")
     make_ranking_scorer("ndcg(gain='linear')@5")
     """
-    if isinstance(metric, str | MetricSpec):
-        spec = _spec_with(metric, options)
+    if isinstance(metric, str | MetricSpec) or is_irm_object(metric):
+        spec = _spec_with(str(metric) if is_irm_object(metric) else metric, options)
     elif callable(metric) and getattr(metric, "__name__", None) in _FUNCTIONS:
         spec = _build(_FUNCTIONS[metric.__name__], options, "make_ranking_scorer")
     else:

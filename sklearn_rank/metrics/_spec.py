@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -25,9 +25,10 @@ from .._validation import validate_params
 from . import _spec_text
 from ._columns import is_pairs
 from ._params import CONVENTIONS, PARAMS, check_options, convention_options
-from ._registry import METRICS, closest, lookup
+from ._registry import ALIASES, METRICS, closest, lookup
 from ._spec_text import SYNTAX, shown
-from ._vocab_trec import trec_specs
+from ._vocab_irm import IRM_ALIASES, IRM_MEASURES, IRM_OBJECT, irm_head, irm_spec, is_irm_object
+from ._vocab_trec import TREC_CUTOFF_MEASURES, TREC_MEASURES, trec_specs
 
 __all__ = ["MetricSpec", "build", "expand_metrics", "parse", "parse_metric", "spec_with"]
 
@@ -75,11 +76,21 @@ class MetricSpec:
     params : tuple of (str, value) pairs
         Options given explicitly, sorted by name. Options not given take the
         convention's value or the registry default when the metric is computed.
+    label : str or None
+        How the spec prints when it was written in another vocabulary: the
+        ``str()`` of an ir_measures measure (``"nDCG@10"``, whose registry
+        spec is ``ndcg(gain='linear', empty='zero')@10``); None: canonically.
+    judged_only : bool
+        ir_measures' ``judged_only=True``: in :func:`~sklearn_rank.trec.evaluate_run`
+        the unjudged retrieved documents are removed before ranking, for this
+        metric only (trec_eval's ``-J``); flat rows are all judged.
     """
 
     name: str
     k: int | None = None
     params: tuple[tuple[str, Any], ...] = ()
+    label: str | None = None
+    judged_only: bool = False
 
     @property
     def info(self):
@@ -123,6 +134,8 @@ class MetricSpec:
         return shown_options, explicit.get("empty") == "zero"  # '-' whatever the default
 
     def __str__(self) -> str:
+        if self.label is not None:
+            return self.label
         shown_options, minus = self._shown_options()
         text = self.name
         if shown_options:
@@ -163,10 +176,11 @@ def build(name: str, options: dict[str, Any], caller: str) -> MetricSpec:
 def expand_metrics(metrics) -> list[MetricSpec]:
     """Specs of metrics given as spec strings, MetricSpecs or trec_eval names
     (which may stand for several cut-offs: ``"P.5,10"``, ``"P"``)."""
-    if isinstance(metrics, str | MetricSpec):
+    if isinstance(metrics, str | MetricSpec) or is_irm_object(metrics):
         metrics = [metrics]
     specs = []
     for metric in metrics:
+        metric = str(metric) if is_irm_object(metric) else metric
         names = trec_specs(metric.strip()) if isinstance(metric, str) else None
         specs.extend(parse(m) for m in (names or [metric]))
     return specs
@@ -176,6 +190,8 @@ def parse(spec: str | MetricSpec) -> MetricSpec:
     """:func:`parse_metric` without its argument's validation (for internal callers)."""
     if isinstance(spec, MetricSpec):
         return spec
+    if is_irm_object(spec):  # an ir_measures measure: its str() is its spec
+        spec = str(spec)
     if not isinstance(spec, str):
         raise TypeError(f"A metric spec must be a str or MetricSpec, got {type(spec).__name__}.")
     text = spec.strip()
@@ -191,6 +207,14 @@ def parse(spec: str | MetricSpec) -> MetricSpec:
         return parse(trec[0])
     minus = text.endswith("-")
     node = _spec_text.parse_expression(text[:-1].rstrip() if minus else text, spec)
+    if irm_head(node) is not None:
+        if minus:
+            raise ValueError(f"ir_measures measure {shown(spec)} takes no '-' suffix "
+                             "(its empty queries score 0 already).")
+        name, options, label = irm_spec(node, spec, build)
+        judged_only = options.pop("judged_only", False)
+        return replace(build(name, options, f"metric {shown(spec)}"), label=label,
+                       judged_only=judged_only)
     k, node = _cutoff(node, spec)
     options = _keywords(node, spec)
     if isinstance(node, ast.Call):
@@ -198,7 +222,8 @@ def parse(spec: str | MetricSpec) -> MetricSpec:
     if not isinstance(node, ast.Name):
         raise ValueError(f"Could not parse metric spec {shown(spec)}: {SYNTAX}.")
     _set_cutoff_and_minus(options, k, minus, spec)
-    parsed = build(node.id.lower(), options, f"metric {shown(spec)}")
+    _check_name(node.id)
+    parsed = build(node.id, options, f"metric {shown(spec)}")
     if len(str(parsed)) > _spec_text.MAX_LENGTH:  # so that every canonical spelling parses
         raise ValueError(
             f"Metric spec {shown(spec)} is too long once written canonically "
@@ -207,6 +232,27 @@ def parse(spec: str | MetricSpec) -> MetricSpec:
             "ndcg_score(..., gain=array)."
         )
     return parsed
+
+
+def _check_name(name: str) -> None:
+    """Refuse a near miss of a name in another case, listing what each spelling means
+    (names are case-sensitive: ``nDCG`` is ir_measures', ``ndcg`` the registry's)."""
+    if name in METRICS or name in ALIASES:
+        return
+    vocabularies = ((METRICS, "registry metric"), (ALIASES, "registry alias"),
+                    (IRM_MEASURES, "ir_measures measure"), (IRM_ALIASES, "ir_measures alias"),
+                    (TREC_MEASURES, "trec_eval measure"),
+                    (TREC_CUTOFF_MEASURES, "trec_eval measure"))
+    found = {}
+    for names, what in vocabularies:
+        for known in names:
+            if known.lower() == name.lower():
+                found.setdefault(known, what)
+    candidates = [f"{known!r} ({what})" for known, what in found.items()]
+    if candidates:
+        raise ValueError(f"Unknown metric {shown(name)}: names are case-sensitive. Did you "
+                         f"mean {' or '.join(candidates)}? See get_metric_names() and the "
+                         "README's table of vocabularies.")
 
 
 def _set_cutoff_and_minus(options: dict, k: int | None, minus: bool, spec: str) -> None:
@@ -268,7 +314,7 @@ def parse_specs(metrics: str | MetricSpec | Iterable) -> list[MetricSpec]:
     return specs
 
 
-@validate_params({"spec": [str, MetricSpec]})
+@validate_params({"spec": [str, MetricSpec, IRM_OBJECT]})
 def parse_metric(spec: str | MetricSpec) -> MetricSpec:
     """Parse a metric spec string into a :class:`MetricSpec`.
 
@@ -279,7 +325,11 @@ def parse_metric(spec: str | MetricSpec) -> MetricSpec:
         :func:`get_metric_names`), optional keyword options written as Python
         literals, an optional cut-off ``@k`` and an optional ``-`` suffix that
         scores queries without relevant documents 0 (XGBoost's ``ndcg@k-``).
-        Names are case-insensitive. trec_eval's measure names are accepted too,
+        Names are case-sensitive: ir_measures' names in its capitalisation
+        (``"nDCG@10"``, ``"AP(rel=2)"``, ``"RBP(rel=1)"``, ``"INST(max_rel=3)"``;
+        its measure objects too) mean ir_measures' measures, with its grammar
+        and parameters, and print as ir_measures prints them (see the README's
+        table of vocabularies). trec_eval's measure names are accepted too,
         with trec_eval's meaning (``"ndcg_cut.10"`` is NDCG@10 with linear
         gain, ``"P.5"``, ``"map_cut_10"``, ``"recip_rank"``, ``"gm_map"``,
         ``"Rprec"``, ``"bpref"``, ``"success.1"``, ``"set_P"``, ...). A
@@ -302,14 +352,18 @@ def parse_metric(spec: str | MetricSpec) -> MetricSpec:
     ------
     ValueError
         For text that is not a spec (too long, nested, not a literal, ...), an
-        unknown metric (the closest valid name is suggested), an unknown or
+        unknown metric (the closest valid name is suggested; a name in the
+        wrong case lists the spellings it may mean), an unknown or
         repeated option or an invalid option value.
 
     Examples
     --------
     >>> from sklearn_rank.metrics import parse_metric
-    >>> parse_metric("NDCG@10")
+    >>> parse_metric("ndcg@10")
     MetricSpec('ndcg@10')
+    >>> spec = parse_metric("nDCG@10")  # ir_measures': linear gain, empty queries 0
+    >>> spec, spec.name, dict(spec.params)
+    (MetricSpec('nDCG@10'), 'ndcg', {'empty': 'zero', 'gain': 'linear'})
     >>> str(parse_metric("ndcg(discount='log2', log_base=2)@5"))
     'ndcg@5'
     >>> str(parse_metric("ndcg(gain='exponential')@5"))  # a convention could change it

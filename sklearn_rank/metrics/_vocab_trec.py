@@ -58,7 +58,7 @@ def trec_specs(name: str) -> list[str] | None:
     gain; trec_eval's bare ``recall`` family is ``"recall.5,10,..."``).
     """
     _spec_text.check_text(name)
-    if name.lower() in METRICS or name.lower() in ALIASES:
+    if name in METRICS or name in ALIASES:
         return None
     if name in TREC_MEASURES:
         return [TREC_MEASURES[name]]

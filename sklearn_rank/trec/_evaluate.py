@@ -20,6 +20,7 @@ from ..metrics._evaluation import Evaluation
 from ..metrics._grouping import runs_of as _runs_of
 from ..metrics._plan import Plan
 from ..metrics._spec import parse_specs
+from ..metrics._vocab_irm import IRM_OBJECT
 from ._frames import DataFrame, is_frame
 from ._io import read_qrels, read_run
 from ._join import match_rows, query_codes
@@ -91,7 +92,7 @@ def _trec_order(qcode: np.ndarray, starts: np.ndarray, score: np.ndarray, docno_
 @validate_params({
     "qrels": [str, os.PathLike, HasMethods(("read",)), Qrels, DataFrame, dict],
     "run": [str, os.PathLike, HasMethods(("read",)), Run, DataFrame, dict],
-    "metrics": [str, MetricSpec, Iterable],
+    "metrics": [str, MetricSpec, Iterable, IRM_OBJECT],
     "relevance_level": [Interval(Real, None, None, closed="neither")],
     "complete": ["boolean"],
     "judged_only": ["boolean"],
@@ -166,22 +167,39 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     qrels = _as_table(qrels, Qrels, read_qrels, "qrels")
     run = _as_table(run, Run, read_run, "run")
     return _evaluate(metrics, relevance_level, options,
-                     lambda: _trec_columns(qrels, run, complete, judged_only))
+                     lambda only: _trec_columns(qrels, run, complete, judged_only or only))
 
 
 def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
     """The metrics package's part: parse the metrics, check the options
     (trec_eval's convention by default, ``threshold`` from
     ``relevance_level``), then compute them on the ranked columns that
-    ``columns()`` gives (the arguments of ``ranked_data``)."""
+    ``columns(judged_only)`` gives (the arguments of ``ranked_data``); specs
+    with ``judged_only`` (ir_measures' ``judged_only=True``) on the judged
+    documents alone."""
     specs = parse_specs(metrics)
     options = {"convention": "trec_eval", **options}
     if any("threshold" in s.info.params for s in specs):
         options.setdefault("threshold", relevance_level)
-    plan = Plan.of(specs, options, caller="evaluate_run")
-    labels, lengths, qids, n_retrieved, judged = columns()
-    return plan.evaluate(ranked_data(labels, lengths, qids, n_retrieved=n_retrieved,
-                                     judged=judged))
+    parts = []
+    for only in (False, True):
+        group = [s for s in specs if s.judged_only == only]
+        if group:
+            plan = Plan.of(group, options, caller="evaluate_run")
+            labels, lengths, qids, n_retrieved, judged = columns(only)
+            parts.append(plan.evaluate(ranked_data(labels, lengths, qids,
+                                                   n_retrieved=n_retrieved, judged=judged)))
+    return parts[0] if len(parts) == 1 else _merged(parts, specs)
+
+
+def _merged(parts: list, specs: list) -> Evaluation:
+    """One evaluation of the same queries from several (keys in ``specs``' order)."""
+    keys = list(dict.fromkeys(str(s) for s in specs))
+    found = {key: part for part in parts for key in part.per_query}
+    metrics = {str(m): m for part in parts for m in part.metrics}
+    return Evaluation(parts[0].qids, {k: found[k].per_query[k] for k in keys},
+                      {k: found[k].mean[k] for k in keys}, {k: found[k].n_empty[k] for k in keys},
+                      parts[0].weights, [metrics[k] for k in keys])
 
 
 def _trec_columns(qrels: Qrels, run: Run, complete: bool, judged_only: bool):

@@ -1,0 +1,289 @@
+"""ir_measures' measure names, as registry specs with ir_measures' meaning (DESIGN §10).
+
+A spec whose head is an ir_measures registry name in its own capitalisation
+(``nDCG``, ``AP``, ``P``, ``RBP``, ``INST``, ...) is read with ir_measures'
+grammar (``Name(k=v, ...)@x``, values written as Python literals, no unary
+minus) and parameters, and means what ir_measures 0.4.3 computes: it becomes
+the registry spec that computes it, with every option a convention could
+change pinned, printed as ir_measures prints the measure (``str()``). Only
+ir_measures' parameters are accepted (tie and empty-query options belong to
+the lower-case registry metric, named in the message). ``P`` without a
+cut-off is not an ir_measures measure: it stays trec_eval's ``P`` family.
+
+ir_measures measure objects (``ir_measures.nDCG@10``) are read through their
+``str()``, without importing ir_measures.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validation import HasMethods
+from ._spec_text import shown
+
+__all__ = ["IRM_ALIASES", "IRM_MEASURES", "IRM_OBJECT", "irm_head", "irm_label", "irm_spec",
+           "is_irm_object"]
+
+#: The constraint an ir_measures measure object satisfies (for validate_params).
+IRM_OBJECT = HasMethods(("iter_calc", "calc_aggregate"))
+_NONE = object()  # no default: the parameter is optional and absent, or required
+
+# name -> (AT parameter, {parameter: (type, default, required)} in ir_measures' order)
+_CUT = ("cutoff", (int, _NONE, False))
+_CUT_REQUIRED = ("cutoff", (int, _NONE, True))
+_REL = ("rel", (int, 1, False))
+_JUDGED = ("judged_only", (bool, False, False))
+_GRADED = (("min_rel", (int, 0, False)), ("max_rel", (int, _NONE, True)))
+_T = ("T", (float, 1.0, False))
+IRM_MEASURES: dict[str, dict[str, tuple]] = {
+    "nDCG": dict((_CUT, ("dcg", (str, "log2", False)), ("gains", (dict, _NONE, False)), _JUDGED)),
+    "AP": dict((_CUT, _REL, _JUDGED)),
+    "RR": dict((_CUT, _REL, _JUDGED)),
+    "P": dict((_CUT_REQUIRED, _REL, _JUDGED)),
+    "R": dict((_CUT_REQUIRED, _REL, _JUDGED)),
+    "Rprec": dict((_REL, _JUDGED)),
+    "Bpref": dict((_REL,)),
+    "Judged": dict((_CUT,)),
+    "Success": dict((_CUT_REQUIRED, _REL, _JUDGED)),
+    "SetP": dict((_REL, ("relative", (bool, False, False)), _JUDGED)),
+    "SetR": dict((_REL,)),
+    "SetF": dict((_REL, ("beta", (float, 1.0, False)), _JUDGED)),
+    "SetAP": dict((_REL, _JUDGED)),
+    "ERR": dict((_CUT,)),
+    "RBP": dict((_CUT, ("p", (float, 0.8, False)), ("rel", (int, _NONE, False)))),
+    "SDCG": dict((_CUT_REQUIRED, ("dcg", (str, "log2", False)), *_GRADED)),
+    "NERR8": dict((_CUT_REQUIRED, *_GRADED)),
+    "NERR9": dict((_CUT_REQUIRED, *_GRADED)),
+    "NERR10": dict((("p", (float, 0.9, False)), *_GRADED)),
+    "NERR11": dict((_T, *_GRADED)),
+    "INST": dict((_T, *_GRADED)),
+    "INSQ": dict((_T, *_GRADED)),
+    "BPM": dict((_CUT_REQUIRED, _T, *_GRADED)),
+    "infAP": dict((_REL,)),
+    "IPrec": dict((("recall", (float, _NONE, True)), _REL, _JUDGED)),
+    "NumRet": dict((("rel", (int, _NONE, False)),)),
+    "NumRel": dict((_REL,)),
+    "NumQ": {},
+    "Compat": dict((("p", (float, 0.95, False)), ("normalize", (bool, True, False)))),
+    "Accuracy": dict((_CUT, _REL)),
+}
+#: ir_measures' other names: alias -> (canonical name, parameters it binds).
+IRM_ALIASES: dict[str, tuple[str, dict]] = {
+    "NDCG": ("nDCG", {}), "MAP": ("AP", {}), "MRR": ("RR", {}), "Precision": ("P", {}),
+    "Recall": ("R", {}), "RPrec": ("Rprec", {}), "BPref": ("Bpref", {}),
+    "NumRelRet": ("NumRet", {"rel": 1}), "SetRelP": ("SetP", {"relative": True}),
+}
+_DIVERSITY = {"alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA",
+              "MAP_IA", "P_IA", "StRecall"}
+#: trec_eval measures under ir_measures names, mapped once trec_eval's families exist.
+_PENDING = {"infAP": "infAP", "IPrec": "iprec_at_recall", "NumRet": "num_ret / num_rel_ret",
+            "NumRel": "num_rel", "NumQ": "num_q", "SetAP": "set_map"}
+_SYNTAX = "ir_measures' grammar is Name(param=value, ...)@cutoff, e.g. 'nDCG(dcg=\"log2\")@10'"
+
+
+def irm_head(node: ast.expr) -> str | None:
+    """The ir_measures name a parsed spec starts with, or None."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        node = node.left
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Name) and (node.id in IRM_MEASURES or node.id in IRM_ALIASES
+                                       or node.id in _DIVERSITY):
+        return node.id
+    return None
+
+
+def is_irm_object(value: Any) -> bool:
+    """An ir_measures measure object (read through its ``str()``)."""
+    return type(value).__module__.startswith("ir_measures.")
+
+
+def _value(node: ast.expr, spec: str, param: str):
+    if isinstance(node, ast.Constant) and not isinstance(node.value, bytes | complex):
+        return node.value
+    if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) for k in node.keys):
+        return {_value(k, spec, param): _value(v, spec, param)
+                for k, v in zip(node.keys, node.values, strict=True)}
+    raise ValueError(f"In ir_measures measure {shown(spec)}, the value of {param!r} must be a "
+                     "literal (a number, string, True/False or a {int: int} dict; ir_measures "
+                     "takes no negative literals).")
+
+
+def _read(node: ast.expr, spec: str) -> tuple[str, dict]:
+    """The canonical name and the parameters written in ``spec``."""
+    at = _NONE
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        at, node = _value(node.right, spec, "@"), node.left
+    params: dict[str, Any] = {}
+    if isinstance(node, ast.Call):
+        if node.args or any(kw.arg is None for kw in node.keywords):
+            raise ValueError(f"Could not parse ir_measures measure {shown(spec)}: parameters "
+                             f"are named; {_SYNTAX}.")
+        for kw in node.keywords:
+            if kw.arg in params:
+                raise ValueError(f"ir_measures measure {shown(spec)} gives {kw.arg!r} twice.")
+            params[kw.arg] = _value(kw.value, spec, kw.arg)
+        node = node.func
+    if not isinstance(node, ast.Name):
+        raise ValueError(f"Could not parse ir_measures measure {shown(spec)}: {_SYNTAX}.")
+    name = node.id
+    if name in _DIVERSITY:
+        raise ValueError(f"ir_measures' diversity measure {name!r} needs subtopic judgments, "
+                         "which sklearn_rank's qrels do not hold; it is not available.")
+    name, bound = IRM_ALIASES.get(name, (name, {}))
+    params = {**bound, **params}
+    if at is not _NONE:
+        at_param = "recall" if name == "IPrec" else "cutoff"
+        if params.get(at_param, at) != at:
+            raise ValueError(f"ir_measures measure {shown(spec)} gives two {at_param}s.")
+        params[at_param] = at
+    return name, params
+
+
+def _check(name: str, params: dict, spec: str) -> None:
+    """ir_measures' validation (types, choices, required), and cut-offs >= 1."""
+    declared = IRM_MEASURES[name]
+    for param, value in params.items():
+        if param not in declared:
+            hint = (f" Options such as ties=, gain= and empty= belong to the registry metric "
+                    f"{_REGISTRY_NAME.get(name, name.lower())!r} (lower case)."
+                    if param in ("ties", "gain", "empty", "k", "threshold", "convention",
+                                 "discount", "capped") else "")
+            listed = ", ".join(declared) or "none"
+            raise ValueError(f"ir_measures' {name} has no parameter {param!r} (its parameters: "
+                             f"{listed}).{hint}")
+        dtype = declared[param][0]
+        if not isinstance(value, dtype):
+            raise ValueError(f"In ir_measures measure {shown(spec)}, {param}={value!r} must be "
+                             f"of type {dtype.__name__}, as ir_measures requires"
+                             + (" (write 1.0, not 1)." if dtype is float else "."))
+    for param, (_, _, required) in declared.items():
+        if required and param not in params:
+            at = "@" if param == "cutoff" else ""
+            raise ValueError(f"ir_measures' {name} requires {param!r} (e.g. {name}"
+                             f"{'@10' if at else f'({param}=...)'}), as ir_measures does.")
+    if isinstance(params.get("cutoff"), int) and params["cutoff"] < 1:
+        raise ValueError(f"In ir_measures measure {shown(spec)}, the cut-off must be >= 1.")
+    if "dcg" in params and params["dcg"] not in (("log2", "exp-log2") if name == "nDCG"
+                                                 else ("log2",)):
+        raise ValueError(f"ir_measures' {name} has no dcg={params['dcg']!r}.")
+
+
+def _format(value) -> str:
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k!r}:{v!r}" for k, v in sorted(value.items()) if k != v) + "}"
+    return repr(value)
+
+
+def irm_label(name: str, params: dict) -> str:
+    """ir_measures' ``str()`` of a measure (parameters in its declared order)."""
+    declared = IRM_MEASURES[name]
+    at_param = "recall" if name == "IPrec" else "cutoff"
+    shown_params = [f"{p}={_format(params[p])}" for p in declared
+                    if p in params and p != at_param and params[p] != declared[p][1]]
+    text = name + (f"({','.join(shown_params)})" if shown_params else "")
+    return text + (f"@{params[at_param]!r}" if at_param in params else "")
+
+
+@dataclass(frozen=True)
+class IrmGains:
+    """ir_measures' ``gains=``: each judged level l becomes ``gains.get(l, l)``
+    (a negative result gains 0); unjudged documents gain 0 (label 0's gain is 0)."""
+
+    items: tuple
+
+    def __call__(self, labels: np.ndarray) -> np.ndarray:
+        out = np.asarray(labels, dtype=np.float64).copy()
+        for level, gain in self.items:
+            out[labels == level] = gain
+        return np.maximum(out, 0.0)
+
+    @property
+    def __name__(self) -> str:
+        return "gains"
+
+
+_REGISTRY_NAME = {"nDCG": "ndcg", "AP": "map", "RR": "mrr", "P": "p", "R": "recall",
+                  "Rprec": "r_precision", "Bpref": "bpref", "Judged": "judged",
+                  "Success": "hit_rate", "SetP": "p", "SetR": "recall", "SetF": "f1",
+                  "ERR": "err", "RBP": "cwl_rbp", "SDCG": "sdcg", "NERR8": "nerr8",
+                  "NERR9": "nerr9", "NERR10": "nerr10", "NERR11": "nerr11", "INST": "inst",
+                  "INSQ": "insq", "BPM": "bpm"}
+
+
+def _refuse(name: str, why: str) -> None:
+    raise ValueError(f"ir_measures' {name}: {why}")
+
+
+def _options(name: str, params: dict) -> dict:
+    """The registry options that compute ``name`` with ``params`` (ir_measures' meaning)."""
+    declared = IRM_MEASURES[name]
+    value = {p: params.get(p, d[1]) for p, d in declared.items()}
+    options: dict[str, Any] = {"k": params.get("cutoff"), "empty": "zero"}
+    if value.get("judged_only"):  # MetricSpec.judged_only: evaluate_run's -J for it alone
+        if name == "nDCG" and value["dcg"] == "exp-log2":
+            _refuse(name, "dcg='exp-log2' with judged_only=True has no ir_measures provider.")
+        if name == "RR" and "cutoff" in params:
+            _refuse(name, "RR(judged_only=True)@k has no ir_measures provider.")
+        options["judged_only"] = True
+    if "rel" in declared and name != "RBP":
+        options["threshold"] = value["rel"]
+    if name in ("AP", "P", "SetP", "SetF"):
+        options["capped"] = False
+    if name == "nDCG":
+        if value["dcg"] == "exp-log2":
+            if "gains" in params:
+                _refuse(name, "dcg='exp-log2' with gains= has no ir_measures provider.")
+            options["gain"] = "exponential"
+        elif "gains" in params:
+            gains = params["gains"]
+            if not all(type(k) is int and type(v) is int for k, v in gains.items()):
+                _refuse(name, "gains= maps integer levels to integer gains, as ir_measures "
+                              "requires (e.g. gains={0: 0, 1: 1, 2: 3}).")
+            if gains.get(0, 0) != 0:
+                _refuse(name, "a non-zero gain for level 0 is not supported (unjudged "
+                              "documents hold label 0 and gain 0); use ndcg(gain={...}).")
+            options["gain"] = IrmGains(tuple(sorted((k, v) for k, v in gains.items() if k != v)))
+        else:
+            options["gain"] = "linear"
+    elif name == "SetP" and value["relative"]:
+        _refuse(name, "relative=True (trec_eval's set_relative_P) is not available yet.")
+    elif name == "SetF" and value["beta"] != 1.0:
+        _refuse(name, "beta other than 1.0 (trec_eval's set_F.beta) is not available yet.")
+    elif name == "ERR":
+        options["max_grade"] = 4.0
+    elif name == "RBP":
+        if value["rel"] is _NONE:
+            _refuse(name, "write RBP(rel=1): graded RBP has no ir_measures provider.")
+        if "cutoff" in params:
+            _refuse(name, "RBP@k has no ir_measures provider; use cwl_rbp(depth=k).")
+        options.update(threshold=value["rel"], p=value["p"], depth=options.pop("k"))
+    elif name in ("SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM"):
+        options.update(min_rel=value["min_rel"], max_rel=value["max_rel"],
+                       depth=options.pop("k"))
+        if "T" in declared:
+            options["target"] = value["T"]
+        if "p" in declared:
+            options["p"] = value["p"]
+        if not value["min_rel"] < value["max_rel"]:
+            _refuse(name, "min_rel must be below max_rel, as ir_measures requires.")
+        if options["depth"] is not None:  # cwl_eval reads at most 1000 ranks
+            options["depth"] = min(options["depth"], 1000)
+    return options
+
+
+def irm_spec(node: ast.expr, spec: str, build: Callable) -> tuple[str, dict, str]:
+    """``(registry name, options, label)`` of an ir_measures spec parsed as ``node``."""
+    name, params = _read(node, spec)
+    _check(name, params, spec)
+    if name in _PENDING:
+        _refuse(name, f"it is trec_eval's {_PENDING[name]} with ir_measures' conventions, not "
+                      "available under this name yet.")
+    if name in ("Compat", "Accuracy"):
+        _refuse(name, "not available in sklearn_rank yet.")
+    return _REGISTRY_NAME[name], _options(name, params), irm_label(name, params)
