@@ -23,8 +23,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-__all__ = ["JUDGED", "LABELS", "POSITIVE", "Column", "Gain", "Relevant", "Scaled",
-           "StopProbability", "is_pairs", "stop_probability"]
+__all__ = ["JUDGED", "LABELS", "POSITIVE", "Column", "CwlGain", "Gain", "Relevant", "Scaled",
+           "StopProbability", "is_pairs", "refuse_negative", "stop_probability"]
 
 _LN2 = math.log(2.0)
 # Gains whose largest value per query lies in [1/SAFE, SAFE] (or is 0) sum
@@ -340,6 +340,39 @@ class StopProbability(Column):
                 )
 
 
+@dataclass(frozen=True)
+class CwlGain(Column):
+    """C/W/L's graded gain in [0, 1]; 0 for unjudged documents (TREC mode)."""
+
+    min_rel: float
+    max_rel: float
+    elementwise: ClassVar[bool] = True
+
+    def of_labels(self, labels):
+        clipped = np.clip(np.maximum(labels, 0.0), self.min_rel, self.max_rel)
+        return (clipped - self.min_rel) / (self.max_rel - self.min_rel)
+
+    def block(self, ranking):
+        out = super().block(ranking)
+        return out if not ranking.has_judgments else out * ranking.unranked(JUDGED)
+
+    def check(self, data, metric: str) -> None:
+        if not self.min_rel < self.max_rel:
+            raise ValueError(f"{metric} needs min_rel < max_rel, got min_rel={self.min_rel:g} "
+                             f"and max_rel={self.max_rel:g}.")
+        refuse_negative(data, metric)
+
+
+def refuse_negative(data, metric: str) -> None:
+    """Graded metrics take labels >= 0 (evaluate_run clips negative qrels levels)."""
+    bad = data.labels < 0
+    if bad.any():
+        raise ValueError(
+            f"y_true has {int(bad.sum())} negative label(s) (first in query "
+            f"{data.first_qid(bad)!r}); {metric} needs relevance labels >= 0. Clip or shift "
+            "the labels.")
+
+
 def checked_columns(options: Mapping[str, Any]) -> tuple[Column, ...]:
     """The columns of a metric's resolved options whose values the data must
     allow (checked once per evaluation, whatever the number of metrics)."""
@@ -348,8 +381,6 @@ def checked_columns(options: Mapping[str, Any]) -> tuple[Column, ...]:
         out.append(Gain.of(options["gain"]))
     if "max_grade" in options:
         out.append(StopProbability(options["max_grade"]))
-    if "max_rel" in options:  # C/W/L graded gains (declared in ._cwl)
-        from ._cwl import CwlGain
-
+    if "max_rel" in options:  # C/W/L graded gains
         out.append(CwlGain(float(options["min_rel"]), float(options["max_rel"])))
     return tuple(out)

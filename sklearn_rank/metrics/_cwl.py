@@ -16,15 +16,14 @@ import itertools
 import math
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import ClassVar
 
 import numpy as np
 
 from .._validation import Interval
-from ._columns import JUDGED, Column, Relevant
+from ._columns import JUDGED, Column, CwlGain, Relevant
 from ._params import Param, declare
 
-__all__ = ["DEPTH", "BestCase", "CwlGain", "cwl_kernel", "refuse_negative"]
+__all__ = ["DEPTH", "BestCase", "cwl_kernel"]
 
 #: cwl_eval's depth: the ranks a C/W/L user may read.
 DEPTH = 1000
@@ -54,39 +53,6 @@ residual : bool, default=False
 declare(Param("target", 1.0, (Interval(Real, 0, None, closed="neither"),), """\
 target : float, default=1
     T, the gain the user wants (INST, INSQ, NERR11, BPM: ir_measures' ``T``)."""))
-
-
-@dataclass(frozen=True)
-class CwlGain(Column):
-    """C/W/L's graded gain in [0, 1]; 0 for unjudged documents (TREC mode)."""
-
-    min_rel: float
-    max_rel: float
-    elementwise: ClassVar[bool] = True
-
-    def of_labels(self, labels):
-        clipped = np.clip(np.maximum(labels, 0.0), self.min_rel, self.max_rel)
-        return (clipped - self.min_rel) / (self.max_rel - self.min_rel)
-
-    def block(self, ranking):
-        out = super().block(ranking)
-        return out if not ranking.has_judgments else out * ranking.unranked(JUDGED)
-
-    def check(self, data, metric: str) -> None:
-        if not self.min_rel < self.max_rel:
-            raise ValueError(f"{metric} needs min_rel < max_rel, got min_rel={self.min_rel:g} "
-                             f"and max_rel={self.max_rel:g}.")
-        refuse_negative(data, metric)
-
-
-def refuse_negative(data, metric: str) -> None:
-    """Graded metrics take labels >= 0 (evaluate_run clips negative qrels levels)."""
-    bad = data.labels < 0
-    if bad.any():
-        raise ValueError(
-            f"y_true has {int(bad.sum())} negative label(s) (first in query "
-            f"{data.first_qid(bad)!r}); {metric} needs relevance labels >= 0. Clip or shift "
-            "the labels.")
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._columns import JUDGED, LABELS
-from ._cwl import cwl_kernel, refuse_negative
+from ._columns import JUDGED, LABELS, refuse_negative
+from ._cwl import cwl_kernel
 from ._definition import Metric, metric_function
 
 __all__ = ["judged_score", "cwl_rbp_score", "sdcg_score", "nerr8_score", "nerr9_score",
