@@ -117,24 +117,36 @@ def _segments(v: np.ndarray):
             uniques = np.flatnonzero(present).astype(v.dtype) + v.dtype.type(lo)
             return _by_codes(codes, uniques)
     elif v.dtype.kind == "U" and v.dtype.itemsize > 0:
-        # Sorting strings is slow: group by a 32-bit code, check that no two
-        # distinct strings share a hash, and sort only the unique strings.
-        keys = _sort_keys(lambda part: _string_codes(v[part]), n)
-        by = _low(keys)
-        bounds = _boundaries(keys)
-        del keys
-        firsts = v[by[bounds]]
-        sizes = np.diff(np.append(bounds, n))
-        segment = np.empty(n, dtype=np.intp)
-        segment[by] = np.repeat(np.arange(bounds.shape[0]), sizes)
-        # No collision: every string equals its segment's first (gathers from a
-        # small array, chunk by chunk).
-        if all(np.array_equal(firsts[segment[part]], v[part]) for part in _chunks(n)):
-            srt = np.argsort(firsts, kind="stable")
-            rank = np.empty_like(srt)
-            rank[srt] = np.arange(srt.shape[0])
-            return by, bounds, rank, firsts[srt]
+        out = _string_segments(v)
+        if out is not None:
+            return out
     return _by_codes(*_unique(v)[::-1])
+
+
+def _string_segments(v: np.ndarray, codes: np.ndarray | None = None):
+    """:func:`_segments` of strings, or None if two distinct strings share a code.
+
+    Sorting strings is slow: group by a 32-bit code, check that no two
+    distinct strings share it, and sort only the unique strings.
+    """
+    n = v.shape[0]
+    keys = _sort_keys(codes if codes is not None else
+                      (lambda part: _string_codes(v[part])), n)
+    by = _low(keys)
+    bounds = _boundaries(keys)
+    del keys
+    firsts = v[by[bounds]]
+    sizes = np.diff(np.append(bounds, n))
+    segment = np.empty(n, dtype=np.intp)
+    segment[by] = np.repeat(np.arange(bounds.shape[0]), sizes)
+    # No collision: every string equals its segment's first (gathers from a
+    # small array, chunk by chunk).
+    if not all(np.array_equal(firsts[segment[part]], v[part]) for part in _chunks(n)):
+        return None
+    srt = np.argsort(firsts, kind="stable")
+    rank = np.empty_like(srt)
+    rank[srt] = np.arange(srt.shape[0])
+    return by, bounds, rank, firsts[srt]
 
 
 def _by_codes(codes: np.ndarray, uniques: np.ndarray):
@@ -194,10 +206,30 @@ def group(q: np.ndarray):
     order as wholes, never by a second sort.
     """
     n = q.shape[0]
-    run_starts, _ = runs_of(q)
+    codes = None
+    if q.dtype.kind == "U" and q.dtype.itemsize > 8 and _looks_shuffled(q):
+        # Runs of the strings' 32-bit codes (integer comparisons, much cheaper
+        # than string ones; the codes serve the grouping too). Equal strings
+        # have equal codes, so these runs merge only runs of distinct strings
+        # that share a code; the checks below find any such pair (then the
+        # strings themselves decide).
+        codes = np.concatenate([_string_codes(q[part]) for part in _chunks(n)])
+        run_starts, _ = runs_of(codes)
+    else:
+        run_starts, _ = runs_of(q)
     r = run_starts.shape[0]
+    if codes is not None and r <= n // 4 and not _runs_hold(q, run_starts):
+        codes = None
+        run_starts, _ = runs_of(q)
+        r = run_starts.shape[0]
     if r > n // 4:  # short runs: group the rows themselves
-        by, bounds, rank, qids = _segments(q)
+        out = None if codes is None else _string_segments(q, codes)
+        if out is None:
+            if codes is not None:  # two strings share a code: their own runs
+                run_starts, _ = runs_of(q)
+                r = run_starts.shape[0]
+            out = _segments(q)
+        by, bounds, rank, qids = out
         m = qids.shape[0]
         if m == r:  # every query one run: contiguous, no row moves
             first_row = by[bounds]
@@ -217,6 +249,21 @@ def group(q: np.ndarray):
     first_run = np.concatenate(([0], np.cumsum(runs_per_query)[:-1]))
     rows_per_query = np.add.reduceat(run_lengths, first_run)
     return order, np.concatenate(([0], np.cumsum(rows_per_query)[:-1])), None, qids
+
+
+def _looks_shuffled(q: np.ndarray, sample: int = 4096) -> bool:
+    """Whether the first rows of ``q`` change value more often than every
+    fourth row (a guess that only picks the faster path)."""
+    head = q[:sample]
+    return int((head[1:] != head[:-1]).sum()) * 4 > head.shape[0]
+
+
+def _runs_hold(q: np.ndarray, run_starts: np.ndarray) -> bool:
+    """Whether every value of ``q`` equals the first value of its run."""
+    lengths = np.diff(np.append(run_starts, q.shape[0]))
+    heads = q[run_starts]
+    return all(np.array_equal(np.repeat(heads, lengths)[part], q[part])
+               for part in _chunks(q.shape[0])) if heads.shape[0] < q.shape[0] else True
 
 
 class RowIds:
