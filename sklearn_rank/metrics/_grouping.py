@@ -13,6 +13,7 @@ import numpy as np
 
 from .._hashing import hash_words
 from ._qid import qid_values
+from ._threads import n_threads, run_blocks
 
 __all__ = ["RowIds", "group", "group_rows", "qid_array", "query_codes", "runs_at", "runs_of"]
 
@@ -42,6 +43,28 @@ def _string_codes(values: np.ndarray) -> np.ndarray:
 def _chunks(n: int):
     for lo in range(0, n, _CHUNK):
         yield slice(lo, min(lo + _CHUNK, n))
+
+
+def _parts(n: int) -> tuple[list[slice], int]:
+    """Row slices for a pass on threads (at most ``_CHUNK`` rows each, at
+    least two per thread) and the number of threads (:mod:`._threads`)."""
+    threads = n_threads(n)
+    count = max(-(-n // _CHUNK), 2 * threads if threads > 1 else 1)
+    step = -(-n // count) if n else 1
+    return [slice(lo, min(lo + step, n)) for lo in range(0, n, step)], threads
+
+
+def _each_part(func, n: int) -> list:
+    """``[func(part) for part in parts]`` over :func:`_parts` of ``n`` rows,
+    on threads for big inputs (results in the order of the parts)."""
+    parts, threads = _parts(n)
+    out = [None] * len(parts)
+
+    def work(i: int) -> None:
+        out[i] = func(parts[i])
+
+    run_blocks(work, range(len(parts)), threads)
+    return out
 
 
 def _sort_keys(codes, n: int | None = None) -> np.ndarray:
@@ -141,7 +164,7 @@ def _string_segments(v: np.ndarray, codes: np.ndarray | None = None):
     segment[by] = np.repeat(np.arange(bounds.shape[0]), sizes)
     # No collision: every string equals its segment's first (gathers from a
     # small array, chunk by chunk).
-    if not all(np.array_equal(firsts[segment[part]], v[part]) for part in _chunks(n)):
+    if not all(_each_part(lambda part: np.array_equal(firsts[segment[part]], v[part]), n)):
         return None
     srt = np.argsort(firsts, kind="stable")
     rank = np.empty_like(srt)
@@ -189,7 +212,7 @@ def _in_id_order(by, bounds, rank, total):
     return by[_expand(bounds[in_order], sizes)], sizes
 
 
-def group(q: np.ndarray):
+def group(q: np.ndarray, *, any_order: bool = False):
     """Group rows by query id.
 
     Returns ``(order, starts, seg_pos, qids)``: ``order`` is the stable row
@@ -203,7 +226,9 @@ def group(q: np.ndarray):
     the data are contiguous exactly when no id owns two runs — and expanded
     back to rows; short runs (shuffled rows) are grouped as rows. Either way
     the values are grouped once (:func:`_segments`) and segments are put in id
-    order as wholes, never by a second sort.
+    order as wholes, never by a second sort. With ``any_order``, moved rows
+    may leave their queries in any order (given by ``seg_pos``), which saves
+    that reordering.
     """
     n = q.shape[0]
     codes = None
@@ -213,7 +238,7 @@ def group(q: np.ndarray):
         # have equal codes, so these runs merge only runs of distinct strings
         # that share a code; the checks below find any such pair (then the
         # strings themselves decide).
-        codes = np.concatenate([_string_codes(q[part]) for part in _chunks(n)])
+        codes = np.concatenate(_each_part(lambda part: _string_codes(q[part]), n))
         run_starts, _ = runs_of(codes)
     else:
         run_starts, _ = runs_of(q)
@@ -235,6 +260,8 @@ def group(q: np.ndarray):
             first_row = by[bounds]
             seg_pos = rank[np.argsort(first_row)]
             return None, run_starts, (None if (seg_pos == np.arange(m)).all() else seg_pos), qids
+        if any_order:
+            return by, bounds, (None if (rank == np.arange(m)).all() else rank), qids
         order, sizes = _in_id_order(by, bounds, rank, n)
         return order, np.concatenate(([0], np.cumsum(sizes)[:-1])), None, qids
     by, bounds, rank, qids = _segments(q[run_starts])

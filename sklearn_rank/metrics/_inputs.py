@@ -222,9 +222,10 @@ class _Flat:
         self.row_qid = self.ids.__getitem__
 
     def group(self):
+        # queries in any order: Data.seg_pos puts the values in id order
         if self.id_labels is None:
-            return group(self.codes)
-        order, starts, seg_pos, _ = group(self.codes)
+            return group(self.codes, any_order=True)
+        order, starts, seg_pos, _ = group(self.codes, any_order=True)
         return order, starts, seg_pos, self.id_labels
 
     def row_ids(self, qids: np.ndarray, lengths: np.ndarray):
