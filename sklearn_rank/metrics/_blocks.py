@@ -304,12 +304,16 @@ def row_sums(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
 
 def tie_group_stats(rank: Ranking, col: Column, cut: int):
     """For the tie rows, per rank r < cut: the group's first column a, size g,
-    number h of flagged (``col``) members and flagged documents above it."""
-    gstart, gend, csum = rank.tie_sums(col, cut)
-    above = np.take_along_axis(csum, gstart, axis=1)
-    h = np.take_along_axis(csum, gend + 1, axis=1) - above
-    g = (gend - gstart + 1).astype(np.float64)
-    return gstart, g, h, above
+    number h of flagged (``col``) members and flagged documents above it
+    (computed once per block, column and cut; read-only)."""
+    def make():
+        gstart, gend, csum = rank.tie_sums(col, cut)
+        above = np.take_along_axis(csum, gstart, axis=1)
+        h = np.take_along_axis(csum, gend + 1, axis=1) - above
+        g = (gend - gstart + 1).astype(np.float64)
+        return gstart, g, h, above
+
+    return rank.shared(("tie_group_stats", col, cut), make)
 
 
 def flagged_above(flagged, rows: np.ndarray, cols: np.ndarray, width: int) -> np.ndarray:
