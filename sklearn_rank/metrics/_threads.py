@@ -14,9 +14,9 @@ The first of these that applies:
 
 1. ``SKLEARN_RANK_NUM_THREADS`` set to a positive integer: at most that many
    (``1``: everything on the calling thread);
-2. ``OMP_NUM_THREADS`` or ``OMP_THREAD_LIMIT`` set (the usual way of capping a
-   process's threads; joblib sets it to 1 in its worker processes, pyarrow
-   honours it too): at most that many;
+2. ``OMP_THREAD_LIMIT`` or ``OMP_NUM_THREADS`` set (the usual way of capping
+   a process's threads; joblib's worker processes get the cores per worker in
+   it, pyarrow honours it too): at most that many;
 3. the cores this process may run on (``os.sched_getaffinity``, else
    ``os.cpu_count()``), at most :data:`MAX_THREADS`.
 
