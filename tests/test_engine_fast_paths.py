@@ -76,3 +76,24 @@ def test_string_ids_grouped_as_their_values(width, collide, monkeypatch):
         np.testing.assert_array_equal(q[got], qids[pos][segment])
         assert (np.diff(got)[np.diff(segment) == 0] > 0).all()
         np.testing.assert_array_equal(np.sort(pos), np.arange(qids.shape[0]))
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_tiny_contiguous_string_queries_move_no_row(collide, monkeypatch):
+    """Queries of 1-2 rows look shuffled (most rows change id) but are
+    contiguous: no row moves, and each run is its own query."""
+    if collide:
+        real = _grouping._string_codes
+        monkeypatch.setattr(_grouping, "_string_codes", lambda v: real(v) & np.uint64(1))
+    rng = np.random.default_rng(5)
+    names = np.array([f"query-{i:04d}" for i in rng.permutation(3000)])
+    lengths = rng.integers(1, 3, names.shape[0])
+    q = np.repeat(names, lengths)
+    order, starts, seg_pos, qids = group(q, any_order=True)
+    assert order is None
+    np.testing.assert_array_equal(starts, np.cumsum(lengths) - lengths)
+    np.testing.assert_array_equal(qids[seg_pos], names)
+    q[1], q[-1] = q[-1], q[1]  # two rows swapped: not contiguous any more
+    order, starts, seg_pos, qids = group(q)
+    uniques, codes = np.unique(q, return_inverse=True)
+    np.testing.assert_array_equal(order, np.argsort(codes, kind="stable"))

@@ -161,7 +161,9 @@ def _string_segments(v: np.ndarray, codes: np.ndarray | None = None):
     firsts = v[by[bounds]]
     sizes = np.diff(np.append(bounds, n))
     segment = np.empty(n, dtype=np.intp)
-    segment[by] = np.repeat(np.arange(bounds.shape[0]), sizes)
+    grouped = np.repeat(np.arange(bounds.shape[0]), sizes)
+    # a scatter through a permutation: parts write disjoint rows (threads)
+    _each_part(lambda part: segment.__setitem__(by[part], grouped[part]), n)
     # No collision: every string equals its segment's first (gathers from a
     # small array, chunk by chunk).
     if not all(_each_part(lambda part: np.array_equal(firsts[segment[part]], v[part]), n)):
@@ -239,23 +241,28 @@ def group(q: np.ndarray, *, any_order: bool = False):
         # that share a code; the checks below find any such pair (then the
         # strings themselves decide).
         codes = np.concatenate(_each_part(lambda part: _string_codes(q[part]), n))
-        run_starts, _ = runs_of(codes)
+        changes = codes[1:] != codes[:-1]
+        r = int(np.count_nonzero(changes)) + 1  # the runs' starts: only if needed
+        run_starts = None if r > n // 4 else runs_at(changes, n)[0]
+        del changes
     else:
         run_starts, _ = runs_of(q)
-    r = run_starts.shape[0]
+        r = run_starts.shape[0]
     if codes is not None and r <= n // 4 and not _runs_hold(q, run_starts):
         codes = None
         run_starts, _ = runs_of(q)
         r = run_starts.shape[0]
     if r > n // 4:  # short runs: group the rows themselves
         out = None if codes is None else _string_segments(q, codes)
+        if out is None and codes is not None:  # two strings share a code: their own runs
+            run_starts = None
         if out is None:
-            if codes is not None:  # two strings share a code: their own runs
-                run_starts, _ = runs_of(q)
-                r = run_starts.shape[0]
             out = _segments(q)
         by, bounds, rank, qids = out
         m = qids.shape[0]
+        if run_starts is None and m * 4 > n:  # could every query be one run?
+            run_starts, _ = runs_of(q)
+            r = run_starts.shape[0]
         if m == r:  # every query one run: contiguous, no row moves
             first_row = by[bounds]
             seg_pos = rank[np.argsort(first_row)]
