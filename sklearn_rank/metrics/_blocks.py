@@ -20,8 +20,8 @@ import numpy as np
 
 from ._columns import LABELS, Column
 
-__all__ = ["Ranking", "flagged_above", "iter_rankings", "row_sums", "rowdot", "tie_group_stats",
-           "widths"]
+__all__ = ["Ranking", "block_specs", "flagged_above", "iter_rankings", "rank_block", "row_sums",
+           "rowdot", "tie_group_stats", "widths"]
 
 # Upper bound on the number of cells (queries x padded width) of one block. It
 # bounds the engine's working memory whatever the size of the input, and keeps
@@ -253,12 +253,20 @@ class Ranking:
 
     def tie_values(self, col: Column, cut: int):
         """For the tie rows: :meth:`tie_groups` of ``cut`` and ``col`` in rank
-        order up to the end of the group straddling the cut."""
+        order up to the end of the group straddling the cut (computed once per
+        column and cut; read-only)."""
         gstart, gend = self.tie_groups(cut)
-        span = int(gend[:, -1].max()) + 1
-        values = np.take_along_axis(self.unranked(col)[self.tie_rows],
-                                    self.order[self.tie_rows, :span], axis=1)
-        return gstart, gend, values
+
+        def make():
+            span = int(gend[:, -1].max()) + 1
+            if self.retrieved is None:  # the ranked gather, shared with the kernels
+                ranked = self.ranked(col, span)
+                return (ranked if self.tie_rows.shape[0] == self.order.shape[0]
+                        else ranked[self.tie_rows])
+            return np.take_along_axis(self.unranked(col)[self.tie_rows],
+                                      self.order[self.tie_rows, :span], axis=1)
+
+        return gstart, gend, self._memo(("tie_values", col, cut), make)
 
     def tie_sums(self, col: Column, cut: int):
         """:meth:`tie_values` as running sums with a leading zero: column j
@@ -296,12 +304,16 @@ def row_sums(rows: np.ndarray, values: np.ndarray, n_rows: int) -> np.ndarray:
 
 def tie_group_stats(rank: Ranking, col: Column, cut: int):
     """For the tie rows, per rank r < cut: the group's first column a, size g,
-    number h of flagged (``col``) members and flagged documents above it."""
-    gstart, gend, csum = rank.tie_sums(col, cut)
-    above = np.take_along_axis(csum, gstart, axis=1)
-    h = np.take_along_axis(csum, gend + 1, axis=1) - above
-    g = (gend - gstart + 1).astype(np.float64)
-    return gstart, g, h, above
+    number h of flagged (``col``) members and flagged documents above it
+    (computed once per block, column and cut; read-only)."""
+    def make():
+        gstart, gend, csum = rank.tie_sums(col, cut)
+        above = np.take_along_axis(csum, gstart, axis=1)
+        h = np.take_along_axis(csum, gend + 1, axis=1) - above
+        g = (gend - gstart + 1).astype(np.float64)
+        return gstart, g, h, above
+
+    return rank.shared(("tie_group_stats", col, cut), make)
 
 
 def flagged_above(flagged, rows: np.ndarray, cols: np.ndarray, width: int) -> np.ndarray:
@@ -328,24 +340,37 @@ def widths(lengths: np.ndarray) -> np.ndarray:
     return -(-lengths // step) * step
 
 
-def iter_rankings(data, policies):
-    """Yield ``{policy: Ranking}`` for each block of queries.
+def block_specs(data) -> list[tuple[np.ndarray, int]]:
+    """The blocks of ``data``: ``(segments, width)`` of each, in order.
 
     Queries are bucketed by padded width and each bucket is cut into blocks of
-    at most ``_BLOCK_CELLS`` cells. Scores are sorted once per block; each
-    tie policy then re-sorts only the rows that contain ties.
+    at most ``_BLOCK_CELLS`` cells. The blocks depend on the data only (never
+    on the number of threads that rank them).
     """
     w_all = widths(data.lengths)
     by_width = np.argsort(w_all, kind="stable")
     bounds = np.flatnonzero(np.diff(w_all[by_width])) + 1
+    out = []
     for bucket in np.split(by_width, bounds):
         w = int(w_all[bucket[0]])
         step = max(1, _BLOCK_CELLS // w)
-        for lo in range(0, bucket.shape[0], step):
-            yield _rank_block(data, bucket[lo:lo + step], w, policies)
+        out.extend((bucket[lo:lo + step], w) for lo in range(0, bucket.shape[0], step))
+    return out
 
 
-def _rank_block(data, segments: np.ndarray, w: int, policies) -> dict:
+def iter_rankings(data, policies):
+    """Yield ``{policy: Ranking}`` for each block of queries (:func:`block_specs`,
+    :func:`rank_block`)."""
+    for segments, w in block_specs(data):
+        yield rank_block(data, segments, w, policies)
+
+
+def rank_block(data, segments: np.ndarray, w: int, policies) -> dict:
+    """``{policy: Ranking}`` of the queries ``segments`` padded to width ``w``.
+
+    Scores are sorted once; each tie policy then re-sorts only the rows that
+    contain ties.
+    """
     lengths = data.lengths[segments]
     starts = data.starts[segments]
     cols = np.arange(w)

@@ -51,7 +51,7 @@ def _binary_cascade(rank, p, k, weights_of):
     first = np.argmax(rel, axis=1)
     value = np.where(rel[np.arange(rel.shape[0]), first] > 0, weights[first], 0.0)
     if rank.tied:
-        value[rank.tie_rows] = cascade_ties(rank, relevant, weights)
+        value[rank.tie_rows] = cascade_ties(rank, relevant, weights, binary=True)
     return value, rank.count(relevant) == 0
 
 

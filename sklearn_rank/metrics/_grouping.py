@@ -13,6 +13,7 @@ import numpy as np
 
 from .._hashing import hash_words
 from ._qid import qid_values
+from ._threads import n_threads, run_blocks
 
 __all__ = ["RowIds", "group", "group_rows", "qid_array", "query_codes", "runs_at", "runs_of"]
 
@@ -42,6 +43,28 @@ def _string_codes(values: np.ndarray) -> np.ndarray:
 def _chunks(n: int):
     for lo in range(0, n, _CHUNK):
         yield slice(lo, min(lo + _CHUNK, n))
+
+
+def _parts(n: int) -> tuple[list[slice], int]:
+    """Row slices for a pass on threads (at most ``_CHUNK`` rows each, at
+    least two per thread) and the number of threads (:mod:`._threads`)."""
+    threads = n_threads(n)
+    count = max(-(-n // _CHUNK), 2 * threads if threads > 1 else 1)
+    step = -(-n // count) if n else 1
+    return [slice(lo, min(lo + step, n)) for lo in range(0, n, step)], threads
+
+
+def _each_part(func, n: int) -> list:
+    """``[func(part) for part in parts]`` over :func:`_parts` of ``n`` rows,
+    on threads for big inputs (results in the order of the parts)."""
+    parts, threads = _parts(n)
+    out = [None] * len(parts)
+
+    def work(i: int) -> None:
+        out[i] = func(parts[i])
+
+    run_blocks(work, range(len(parts)), threads)
+    return out
 
 
 def _sort_keys(codes, n: int | None = None) -> np.ndarray:
@@ -117,24 +140,38 @@ def _segments(v: np.ndarray):
             uniques = np.flatnonzero(present).astype(v.dtype) + v.dtype.type(lo)
             return _by_codes(codes, uniques)
     elif v.dtype.kind == "U" and v.dtype.itemsize > 0:
-        # Sorting strings is slow: group by a 32-bit code, check that no two
-        # distinct strings share a hash, and sort only the unique strings.
-        keys = _sort_keys(lambda part: _string_codes(v[part]), n)
-        by = _low(keys)
-        bounds = _boundaries(keys)
-        del keys
-        firsts = v[by[bounds]]
-        sizes = np.diff(np.append(bounds, n))
-        segment = np.empty(n, dtype=np.intp)
-        segment[by] = np.repeat(np.arange(bounds.shape[0]), sizes)
-        # No collision: every string equals its segment's first (gathers from a
-        # small array, chunk by chunk).
-        if all(np.array_equal(firsts[segment[part]], v[part]) for part in _chunks(n)):
-            srt = np.argsort(firsts, kind="stable")
-            rank = np.empty_like(srt)
-            rank[srt] = np.arange(srt.shape[0])
-            return by, bounds, rank, firsts[srt]
+        out = _string_segments(v)
+        if out is not None:
+            return out
     return _by_codes(*_unique(v)[::-1])
+
+
+def _string_segments(v: np.ndarray, codes: np.ndarray | None = None):
+    """:func:`_segments` of strings, or None if two distinct strings share a code.
+
+    Sorting strings is slow: group by a 32-bit code, check that no two
+    distinct strings share it, and sort only the unique strings.
+    """
+    n = v.shape[0]
+    keys = _sort_keys(codes if codes is not None else
+                      (lambda part: _string_codes(v[part])), n)
+    by = _low(keys)
+    bounds = _boundaries(keys)
+    del keys
+    firsts = v[by[bounds]]
+    sizes = np.diff(np.append(bounds, n))
+    segment = np.empty(n, dtype=np.intp)
+    grouped = np.repeat(np.arange(bounds.shape[0]), sizes)
+    # a scatter through a permutation: parts write disjoint rows (threads)
+    _each_part(lambda part: segment.__setitem__(by[part], grouped[part]), n)
+    # No collision: every string equals its segment's first (gathers from a
+    # small array, chunk by chunk).
+    if not all(_each_part(lambda part: np.array_equal(firsts[segment[part]], v[part]), n)):
+        return None
+    srt = np.argsort(firsts, kind="stable")
+    rank = np.empty_like(srt)
+    rank[srt] = np.arange(srt.shape[0])
+    return by, bounds, rank, firsts[srt]
 
 
 def _by_codes(codes: np.ndarray, uniques: np.ndarray):
@@ -177,7 +214,7 @@ def _in_id_order(by, bounds, rank, total):
     return by[_expand(bounds[in_order], sizes)], sizes
 
 
-def group(q: np.ndarray):
+def group(q: np.ndarray, *, any_order: bool = False):
     """Group rows by query id.
 
     Returns ``(order, starts, seg_pos, qids)``: ``order`` is the stable row
@@ -191,18 +228,47 @@ def group(q: np.ndarray):
     the data are contiguous exactly when no id owns two runs — and expanded
     back to rows; short runs (shuffled rows) are grouped as rows. Either way
     the values are grouped once (:func:`_segments`) and segments are put in id
-    order as wholes, never by a second sort.
+    order as wholes, never by a second sort. With ``any_order``, moved rows
+    may leave their queries in any order (given by ``seg_pos``), which saves
+    that reordering.
     """
     n = q.shape[0]
-    run_starts, _ = runs_of(q)
-    r = run_starts.shape[0]
+    codes = None
+    if q.dtype.kind == "U" and q.dtype.itemsize > 8 and _looks_shuffled(q):
+        # Runs of the strings' 32-bit codes (integer comparisons, much cheaper
+        # than string ones; the codes serve the grouping too). Equal strings
+        # have equal codes, so these runs merge only runs of distinct strings
+        # that share a code; the checks below find any such pair (then the
+        # strings themselves decide).
+        codes = np.concatenate(_each_part(lambda part: _string_codes(q[part]), n))
+        changes = codes[1:] != codes[:-1]
+        r = int(np.count_nonzero(changes)) + 1  # the runs' starts: only if needed
+        run_starts = None if r > n // 4 else runs_at(changes, n)[0]
+        del changes
+    else:
+        run_starts, _ = runs_of(q)
+        r = run_starts.shape[0]
+    if codes is not None and r <= n // 4 and not _runs_hold(q, run_starts):
+        codes = None
+        run_starts, _ = runs_of(q)
+        r = run_starts.shape[0]
     if r > n // 4:  # short runs: group the rows themselves
-        by, bounds, rank, qids = _segments(q)
+        out = None if codes is None else _string_segments(q, codes)
+        if out is None and codes is not None:  # two strings share a code: their own runs
+            run_starts = None
+        if out is None:
+            out = _segments(q)
+        by, bounds, rank, qids = out
         m = qids.shape[0]
+        if run_starts is None and m * 4 > n:  # could every query be one run?
+            run_starts, _ = runs_of(q)
+            r = run_starts.shape[0]
         if m == r:  # every query one run: contiguous, no row moves
             first_row = by[bounds]
             seg_pos = rank[np.argsort(first_row)]
             return None, run_starts, (None if (seg_pos == np.arange(m)).all() else seg_pos), qids
+        if any_order:
+            return by, bounds, (None if (rank == np.arange(m)).all() else rank), qids
         order, sizes = _in_id_order(by, bounds, rank, n)
         return order, np.concatenate(([0], np.cumsum(sizes)[:-1])), None, qids
     by, bounds, rank, qids = _segments(q[run_starts])
@@ -217,6 +283,21 @@ def group(q: np.ndarray):
     first_run = np.concatenate(([0], np.cumsum(runs_per_query)[:-1]))
     rows_per_query = np.add.reduceat(run_lengths, first_run)
     return order, np.concatenate(([0], np.cumsum(rows_per_query)[:-1])), None, qids
+
+
+def _looks_shuffled(q: np.ndarray, sample: int = 4096) -> bool:
+    """Whether the first rows of ``q`` change value more often than every
+    fourth row (a guess that only picks the faster path)."""
+    head = q[:sample]
+    return int((head[1:] != head[:-1]).sum()) * 4 > head.shape[0]
+
+
+def _runs_hold(q: np.ndarray, run_starts: np.ndarray) -> bool:
+    """Whether every value of ``q`` equals the first value of its run."""
+    lengths = np.diff(np.append(run_starts, q.shape[0]))
+    heads = q[run_starts]
+    return all(np.array_equal(np.repeat(heads, lengths)[part], q[part])
+               for part in _chunks(q.shape[0])) if heads.shape[0] < q.shape[0] else True
 
 
 class RowIds:

@@ -20,6 +20,7 @@ import numpy as np
 from ._data import Data, scalar, to_query_order
 from ._grouping import RowIds, group
 from ._qid import qid_values
+from ._threads import n_threads, run_blocks
 
 __all__ = ["as_numeric", "check_finite", "prepare"]
 
@@ -221,9 +222,10 @@ class _Flat:
         self.row_qid = self.ids.__getitem__
 
     def group(self):
+        # queries in any order: Data.seg_pos puts the values in id order
         if self.id_labels is None:
-            return group(self.codes)
-        order, starts, seg_pos, _ = group(self.codes)
+            return group(self.codes, any_order=True)
+        order, starts, seg_pos, _ = group(self.codes, any_order=True)
         return order, starts, seg_pos, self.id_labels
 
     def row_ids(self, qids: np.ndarray, lengths: np.ndarray):
@@ -249,8 +251,11 @@ def prepare(y_true, y_score, qid=None, sample_weight=None) -> Data:
         weights = _query_weights(sample_weight, rows, qids.shape[0], order, starts, lengths,
                                  seg_pos)
     labels, scores = rows.labels, rows.scores
-    if order is not None:
-        labels, scores = labels[order], scores[order]
+    if order is not None:  # two random gathers, on two threads for big inputs
+        out = {}
+        run_blocks(lambda name: out.__setitem__(name, getattr(rows, name)[order]),
+                   ("labels", "scores"), n_threads(2 * order.shape[0]))
+        labels, scores = out["labels"], out["scores"]
     return Data(labels, scores, starts, lengths, qids, seg_pos, weights,
                 rows.row_ids(qids, lengths), order)
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ._blocks import iter_rankings
+from ._blocks import block_specs, rank_block
 from ._columns import checked_columns
 from ._data import scalar
 from ._evaluation import Evaluation
@@ -28,6 +28,7 @@ from ._params import check_options
 from ._qid import concatenate_ids
 from ._registry import closest
 from ._spec import MetricSpec, parse_specs
+from ._threads import n_threads, run_blocks
 from ._warnings import warn
 
 __all__ = ["MIXED_WEIGHTS", "Entry", "PerQuery", "Plan"]
@@ -137,15 +138,22 @@ class Plan:
         values = {key: np.empty(m) for key in self.keys}
         empty = {key: np.empty(m, dtype=bool) for key in self.keys}
         policies = sorted({entry.options["ties"] for entry in self.entries})
-        # Kernels may overflow only where the metric's value itself does (a DCG
-        # beyond float64): that is reported below, not as NumPy warnings.
-        with np.errstate(over="ignore", invalid="ignore"):
-            for block in iter_rankings(data, policies):
+
+        def work(spec) -> None:
+            # Kernels may overflow only where the metric's value itself does (a
+            # DCG beyond float64): that is reported below, not as NumPy warnings
+            # (set per thread: NumPy's error state is thread-local).
+            with np.errstate(over="ignore", invalid="ignore"):
+                block = rank_block(data, *spec, policies)
                 for entry in self.entries:
                     rank = block[entry.options["ties"]]
                     v, e = entry.metric.kernel(rank, entry.options, entry.spec.k)
                     values[entry.key][rank.segments] = v
                     empty[entry.key][rank.segments] = e
+
+        specs = block_specs(data)
+        # each block writes its own queries: the same numbers on any number of threads
+        run_blocks(work, specs, n_threads(sum(s.shape[0] * w for s, w in specs)))
         values = {key: data.to_query_order(v) for key, v in values.items()}
         for key, v in values.items():
             _check_overflow(key, v, data)

@@ -46,14 +46,18 @@ __all__ = ["cascade_ties"]
 _BUDGET = 2.0**-55
 
 
-def cascade_ties(rank, col, weights: np.ndarray) -> np.ndarray:
+def cascade_ties(rank, col, weights: np.ndarray, *, binary: bool = False) -> np.ndarray:
     """Expected cascade value of each tie row of ``rank`` (see module docs).
 
     ``col`` is a column of stop probabilities in [0, 1]; ``weights[r]`` is
     the gain of a stop at 0-based rank r < len(weights), non-increasing.
+    ``binary``: the probabilities are 0 or 1 (relevance flags), so only the
+    first group with a positive counts (see :func:`_first_groups`).
     """
     cut = weights.shape[0]
     _, gend, stop = rank.tie_values(col, cut)
+    if binary:
+        return _first_groups(rank, col, weights, gend, stop)
     rows, a, size = rank.tie_group_list(cut)
     n_rows, span = stop.shape
     # Reach of each group: the continue probabilities of the ranks above it.
@@ -88,6 +92,40 @@ def cascade_ties(rank, col, weights: np.ndarray) -> np.ndarray:
     total[which] = _positions(stops, depth, p[which], size[which], a[which], inside[which],
                               rho[which], budget[which], weights)
     return np.bincount(rows, weights=rho * total, minlength=n_rows)
+
+
+def _first_groups(rank, col, weights, gend, stop) -> np.ndarray:
+    """:func:`cascade_ties` for 0/1 stop probabilities, in O(cells) passes.
+
+    The cascade stops at the first positive for sure, so the only group that
+    is reached and holds positives (``live`` in :func:`cascade_ties`) is the
+    group of each row's first positive, reached with probability 1. This
+    computes that group's terms with the same operations as the general path
+    (the same groups, in the same order, with the same budgets), so the
+    values are equal bit for bit; it skips the per-positive arrays.
+    """
+    cut = weights.shape[0]
+    gstart, _, csum = rank.tie_sums(col, cut)
+    n_rows = stop.shape[0]
+    has = stop > 0
+    first = np.argmax(has, axis=1)
+    at = np.minimum(first, cut - 1)  # a positive past the cut: the straddling group
+    every = np.arange(n_rows)
+    which = np.flatnonzero(has[every, first] & (first <= gend[:, -1]))
+    out = np.zeros(n_rows)
+    if not which.shape[0]:
+        return out
+    a = gstart[which, at[which]]
+    size = gend[which, at[which]] - a + 1
+    p_float = csum[which, a + size] - csum[which, a]  # exact counts
+    p = p_float.astype(np.int64)
+    rho = np.ones(which.shape[0])
+    # cascade_ties' budget of a row with one live group, operation for operation
+    budget = _BUDGET * (rho * p_float / size * weights[a]) / 1.0
+    inside = np.minimum(size, cut - a)
+    stops, depth = np.ones((which.shape[0], 1)), np.ones(which.shape[0], dtype=np.intp)
+    out[which] = rho * _positions(stops, depth, p, size, a, inside, rho, budget, weights)
+    return out
 
 
 def _all_levels(pos_value, p, a, inside, rho, budget, weights, which):
