@@ -80,6 +80,14 @@ def _commands(files):
         ([*cli, files["dup.qrels"], files["run"]], 2),
         ([*cli, files["half.qrels"], files["run"]], 2),
         ([*cli, files["truncated.qrels.gz"], files["run"]], 2),
+        # the metrics engine's block and grouping threads (forced to 2), joined
+        # before the call returns, with the process ending right after
+        ([*python, "-c", "import os; os.environ['SKLEARN_RANK_NUM_THREADS'] = '2'\n"
+          "import numpy as np; from sklearn_rank.metrics import evaluate\n"
+          "rng = np.random.default_rng(0); n = 600_000\n"
+          "q = np.char.add('q', rng.integers(0, 6000, n).astype(str))\n"
+          "evaluate(rng.integers(0, 5, n), rng.integers(0, 10, n), qid=q,"
+          " metrics=['ndcg@10', 'mrr', 'map'])"], 0),
     ]
 
 
