@@ -143,8 +143,9 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
 
     Notes
     -----
-    trec_eval's semantics: the run is ranked by decreasing score, compared in
-    single precision as trec_eval stores them, ties by decreasing document id
+    trec_eval's semantics: the run is ranked by decreasing score, compared as
+    doubles as trec_eval 10.0 does (9.0.8 and pytrec_eval round scores to
+    float32 first), ties by decreasing document id
     (its rank column is ignored); the ideal ranking of
     NDCG and the number of relevant documents come from every judged document
     of the query, retrieved or not; unjudged retrieved documents are
@@ -249,9 +250,9 @@ def _ranked(run: Run, r_code: np.ndarray, r_run_code: np.ndarray, level: np.ndar
         def docno_key(i):
             return docnos.sort_key(rows[i])
 
-    # trec_eval keeps scores as C floats: near-equal doubles tie, and the tie
-    # goes by document id.
-    order, moved = _trec_order(r_code, starts, score.astype(np.float32), docno_key)
+    # trec_eval 10.0 keeps scores as C doubles (9.0.8 and pytrec_eval: floats);
+    # equal doubles tie, and the tie goes by decreasing document id.
+    order, moved = _trec_order(r_code, starts, score, docno_key)
     if moved is not None:
         level[moved] = level[order[moved]]  # ties reordered within queries only
     elif order is not None:
