@@ -70,12 +70,55 @@ class Ranked:
         return np.arange(self.rel.shape[0]) - np.repeat(self.offsets[:-1], self.n)
 
 
+def _trec_order(qcode: np.ndarray, starts: np.ndarray, score: np.ndarray, docno_at):
+    """Row order grouped by query, by decreasing score, ties by decreasing docno.
+
+    ``starts`` are the first rows of the runs of equal ``qcode``. Returns
+    ``(order, moved)``. Runs usually come grouped by query and sorted by score
+    (checked in O(n)): then ``order`` is None, or, when scores tie, the
+    identity but at the positions ``moved``. Otherwise ``order`` is a sort and
+    ``moved`` None. Only tied rows are sorted by document id.
+    """
+    n = qcode.shape[0]
+    # positions i where row i + 1 starts a new query
+    boundary = np.zeros(n, dtype=bool)
+    boundary[starts[1:] - 1] = True
+    rising = np.flatnonzero(score[1:] > score[:-1])
+    if (np.unique(qcode[starts]).shape[0] == starts.shape[0]
+            and boundary[rising].all()):
+        order, s = None, score
+        tie = np.flatnonzero(score[1:] == score[:-1])  # i: rows i and i + 1 tie
+        tie = tie[~boundary[tie]]
+    else:
+        order = np.lexsort((-score, qcode))
+        q, s = qcode[order], score[order]
+        tie = np.flatnonzero((s[1:] == s[:-1]) & (q[1:] == q[:-1]))
+    if not tie.shape[0]:
+        return order, None
+    # break score ties by decreasing document id, as trec_eval
+    tied = np.union1d(tie, tie + 1)  # positions of the tied rows, groups contiguous
+    new_group = np.ones(tied.shape[0], dtype=bool)
+    new_group[1:] = ~np.isin(tied[:-1], tie, assume_unique=True)
+    group = np.cumsum(new_group)
+    rows = tied if order is None else order[tied]
+    by_doc = np.lexsort((docno_at(rows), group))  # increasing docno in groups
+    first_of = np.flatnonzero(np.diff(group[by_doc], prepend=-1))
+    sizes = np.diff(np.append(first_of, tied.shape[0]))
+    first = np.repeat(first_of, sizes)
+    last = np.repeat(first_of + sizes - 1, sizes)
+    reversed_in_group = by_doc[first + last - np.arange(tied.shape[0])]
+    if order is not None:
+        order[tied] = rows[reversed_in_group]
+        return order, None
+    order = np.arange(n)
+    order[tied] = rows[reversed_in_group]
+    return order, tied
+
+
 def _order(r_code, score, docno_key):
     """Row order: by query code, decreasing score, then decreasing docno."""
-    from ._evaluate import _trec_order
-
     starts, _ = _runs_of(r_code)
-    order, moved = _trec_order(r_code, starts, score, docno_key)
+    order, _ = _trec_order(r_code, starts, score, docno_key)
     if order is None:
         return np.arange(r_code.shape[0])
     return order

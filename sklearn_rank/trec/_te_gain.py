@@ -89,10 +89,16 @@ class GainSetup:
                     seen.add(level)
                     lut[gi, level - lo] = gain
         self.lut, self.lo = lut, lo
+        self._row_gains = None
 
-    def row_gains(self, lists=None) -> np.ndarray:
-        c = self.c
-        return self.lut[self.group[c.query], c.rel - self.lo]
+    def row_gains(self) -> np.ndarray:
+        if self._row_gains is None:
+            c = self.c
+            if self.lut.shape[0] == 1:
+                self._row_gains = self.lut[0][c.rel - self.lo]
+            else:
+                self._row_gains = self.lut[self.group[c.query], c.rel - self.lo]
+        return self._row_gains
 
     @cached_property
     def ideal(self) -> tuple[np.ndarray, np.ndarray]:
@@ -136,19 +142,39 @@ def _within(q: np.ndarray, nq: int) -> np.ndarray:
 
 
 def _seg_cumsum(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Running sums restarting at every segment, each added in order."""
+    """Running sums restarting at every segment, each added in order (as
+    trec_eval's loops add: never a difference of two global sums)."""
     if not values.shape[0]:
         return values.copy()
-    if np.all(values == np.round(values)) and np.abs(values).sum() < 2.0**52:
-        c = np.cumsum(values)
-        base = np.concatenate(([0.0], c))[np.cumsum(counts) - counts]
-        return c - np.repeat(base, counts)
+    longest = int(counts.max())
+    if (counts == longest).all():  # every query as long: a matrix already
+        return np.cumsum(values.reshape(-1, longest), axis=1).ravel()
+    if counts.shape[0] * longest <= 2 * values.shape[0] + 100_000:
+        # a padded matrix: np.cumsum adds along each row in order
+        inside = np.arange(longest)[None, :] < counts[:, None]
+        grid = np.zeros((counts.shape[0], longest))
+        grid[inside] = values
+        return np.cumsum(grid, axis=1)[inside]
     out = np.empty_like(values)
     start = 0
     for n in counts.tolist():
         np.cumsum(values[start:start + n], out=out[start:start + n])
         start += n
     return out
+
+
+def _setup(c: Context, params) -> GainSetup:
+    key = ("gains", params.text if params is not None else None)
+    if key not in c.cache:
+        c.cache[key] = GainSetup(c, params.pairs if params is not None else [])
+    return c.cache[key]
+
+
+def _grid(c: Context, params) -> _Grid:
+    key = ("grid", params.text if params is not None else None)
+    if key not in c.cache:
+        c.cache[key] = _Grid(c, _setup(c, params))
+    return c.cache[key]
 
 
 def _pair_name(base, params):
@@ -171,7 +197,7 @@ def _dcg_terms(c, gains):
 
 
 def ndcg(c: Context, params):
-    setup = GainSetup(c, params.pairs if params is not None else [])
+    setup = _setup(c, params)
     dcg = c.total(None, _dcg_terms(c, setup.row_gains()))
     idcg = _idcg(setup)
     return [(_pair_name("ndcg", params), _where_div(idcg > 0, dcg, idcg))]
@@ -232,8 +258,8 @@ class _Grid:
 
 
 def g_measure(c: Context, params):
-    setup = GainSetup(c, params.pairs if params is not None else [])
-    grid = _Grid(c, setup)
+    setup = _setup(c, params)
+    grid = _grid(c, params)
     ret = grid.retrieved
     res = _seg_cumsum(grid.g[ret], c.n)
     cost = _seg_cumsum(np.maximum(grid.ideal[ret], 1.0), c.n)
@@ -248,8 +274,7 @@ def g_measure(c: Context, params):
 
 
 def ndcg_rel(c: Context, params):
-    setup = GainSetup(c, params.pairs if params is not None else [])
-    grid = _Grid(c, setup)
+    grid = _grid(c, params)
     hit = grid.retrieved & (grid.g > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         s = np.bincount(grid.q[hit], weights=grid.dcg[hit] / grid.idcg[hit], minlength=c.nq)
@@ -263,8 +288,8 @@ def ndcg_rel(c: Context, params):
 
 
 def rndcg(c: Context, params):
-    setup = GainSetup(c, params.pairs if params is not None else [])
-    grid = _Grid(c, setup)
+    setup = _setup(c, params)
+    grid = _grid(c, params)
     nq = c.nq
     initial = np.array([lst[-1][1] if lst else 0.0 for lst in setup.lists])[setup.group]
     processed_until = np.where(initial > 0, grid.length + 1, 0)  # ranks 0 .. P-1
@@ -308,7 +333,7 @@ def _powers(p: float, n: int) -> np.ndarray:
 
 
 def rbp(c: Context, params):
-    setup = GainSetup(c, params.pairs if params is not None else [])
+    setup = _setup(c, params)
     p = _p(params)
     lut = setup.lut.copy()
     for gi, lst in enumerate(setup.lists):
@@ -336,10 +361,10 @@ def rbp_resid(c: Context, params):
 
 
 def dcg(c: Context, params):
-    setup = GainSetup(c, params.pairs if params is not None else [])
+    setup = _setup(c, params)
     return [(_pair_name("dcg", params), c.total(None, _dcg_terms(c, setup.row_gains())))]
 
 
 def ideal_dcg(c: Context, params):
-    setup = GainSetup(c, params.pairs if params is not None else [])
+    setup = _setup(c, params)
     return [(_pair_name("ideal_dcg", params), _idcg(setup))]

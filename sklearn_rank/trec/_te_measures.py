@@ -30,6 +30,7 @@ class Context:
         self.rel = data.rel
         self.offsets = data.offsets
         self.nq = data.n_queries
+        self.cache: dict = {}  # shared by the measures of one evaluation
 
     @cached_property
     def n(self) -> np.ndarray:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ._evaluate import _as_table
 from ._io import read_qrels, read_run
 from ._tables import Qrels, Run
 from ._te_data import ranked
@@ -67,6 +66,8 @@ def trec_eval(qrels, run, measures: str | Iterable[str] = "official", *,
     map                   	all	0.5000
     P_2                   	all	0.5000
     """
+    from ._evaluate import _as_table
+
     qrels = _as_table(qrels, Qrels, read_qrels, "qrels")
     run = _as_table(run, Run, read_run, "run")
     parsed = parse_measures([measures] if isinstance(measures, str) else list(measures))
