@@ -15,7 +15,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ._te_measures import Context, _where_div
+from ._te_measures import Context, _discount, _where_div
 
 __all__ = ["GainSetup", "ndcg", "ndcg_cut", "g_measure", "ndcg_rel", "rndcg", "rbp",
            "rbp_resid"]
@@ -181,10 +181,6 @@ def _pair_name(base, params):
     return base if params is None else f"{base}_{params.text}"
 
 
-def _discount(pos):
-    return np.log2((pos + 2).astype(np.float64))
-
-
 def _idcg(setup: GainSetup) -> np.ndarray:
     g, q = setup.ideal
     pos = _within(q, setup.c.nq)
@@ -234,12 +230,17 @@ class _Grid:
         n, length = c.n, setup.ideal_length
         self.t = np.maximum(n, length + 1)
         nq = c.nq
-        self.q = np.repeat(np.arange(nq), self.t)
         self.start = np.cumsum(self.t) - self.t
-        self.pos = np.arange(self.q.shape[0]) - np.repeat(self.start, self.t)
-        self.retrieved = self.pos < n[self.q]
-        self.g = np.zeros(self.q.shape[0])
-        self.g[self.retrieved] = setup.row_gains()
+        if (self.t == n).all():  # the ideal rankings end within the runs: the rows
+            self.q, self.pos = c.query, c.position
+            self.retrieved = np.ones(self.q.shape[0], dtype=bool)
+            self.g = setup.row_gains()
+        else:
+            self.q = np.repeat(np.arange(nq), self.t)
+            self.pos = np.arange(self.q.shape[0]) - np.repeat(self.start, self.t)
+            self.retrieved = self.pos < n[self.q]
+            self.g = np.zeros(self.q.shape[0])
+            self.g[self.retrieved] = setup.row_gains()
         ideal_g, ideal_q = setup.ideal
         self.ideal = np.zeros(self.q.shape[0])
         self.ideal[np.repeat(self.start, length) + _within(ideal_q, nq)] = ideal_g

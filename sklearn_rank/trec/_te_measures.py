@@ -99,6 +99,19 @@ class Context:
         return values[best - (self.nq - 1 - q) * values.shape[0]], rows
 
 
+_LOG2 = np.zeros(0)
+
+
+def _discount(pos):
+    """log2(pos + 2), from a table built with libm's log2 (as trec_eval's)."""
+    global _LOG2
+    top = int(pos.max(initial=-1)) + 1
+    if top > _LOG2.shape[0]:
+        size = max(top, 2 * _LOG2.shape[0], 1024)
+        _LOG2 = np.array([math.log2(i + 2) for i in range(size)])
+    return _LOG2[pos]
+
+
 def _divide(a, b) -> np.ndarray:
     """``a / b`` as C doubles do it: 0/0 is -nan, no warning."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -309,7 +322,7 @@ def pt11_avg(c, params):
 
 def bin_g(c, _):
     rows = c.is_rel
-    term = 1.0 / np.log2((3 + c.position[rows] - c.cum_rel[rows]).astype(np.float64))
+    term = 1.0 / _discount(c.position[rows] - c.cum_rel[rows] + 1)  # log2(3 + r - k)
     s = c.total(rows, term)
     return [("binG", _where_div(c.count(rows) > 0, s, c.num_rel))]
 

@@ -221,7 +221,10 @@ def _line(name: str, qid: str, value, kind: str) -> str:
     return f"{name:<22}\t{qid}\t{value:6.4f}"
 
 
-_FORCED_ZERO = ("num_ret", "utility", "unj", "rbp_resid")  # -c: the dummy's values
+def _forced(label: str) -> bool:
+    """Whether trec_eval -c sets this value of a missing query to 0 (or ''):
+    it compares the printed names, so ``utility_2,-1,0,0`` is not."""
+    return label in ("num_ret", "utility", "relstring", "rbp_resid") or label.startswith("unj")
 
 
 def trec_eval(data: Ranked, measures: dict, *, relevance_level: int = 1,
@@ -242,10 +245,8 @@ def trec_eval(data: Ranked, measures: dict, *, relevance_level: int = 1,
         arg = params if params is not None or measure.params in (_PARAMS, _PAIRS) \
             else measure.default
         for label, values in measure.compute(c, arg):
-            if name.startswith(_FORCED_ZERO) and data.missing.any():
-                values = np.where(data.missing, 0.0, values)
-            if name == "relstring" and data.missing.any():
-                values = np.where(data.missing, "", values)
+            if data.missing.any() and _forced(label):
+                values = np.where(data.missing, "" if label == "relstring" else 0.0, values)
             per_query[label] = values
             kinds[label] = "L" if measure.kind == "S" and measure.summary == "count" \
                 else measure.kind
