@@ -12,6 +12,11 @@ from ._formats import FORMATS
 __all__ = ["add_parser", "run", "run_compare"]
 
 _EPILOG = f"""\
+trec: with --format trec and only trec_eval measures or sets (or no -m: its
+'official' set), -m has trec_eval 10.0's grammar and meaning (P = P_5..P_1000,
+ndcg_cut.10,20, ndcg.1=3,2=9, all_trec, ...) and the output is the binary's,
+byte for byte (as 'sklearn-rank trec_eval', which takes trec_eval's own
+arguments); a judged query missing from the run is then an error without -c.
 labels: a measure is printed under trec_eval's name (ndcg_cut_10, P_5, map) when it
 is exactly trec_eval's measure, else under its canonical spec
 ("ndcg(gain='linear', empty='one')@10"), so no two results share a label.
