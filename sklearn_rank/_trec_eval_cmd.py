@@ -15,6 +15,7 @@ missing query stops it; here nothing is printed then).
 from __future__ import annotations
 
 import getopt
+import sys
 
 from ._cli_support import CommandError, option, write
 
@@ -126,7 +127,7 @@ def trec_output(qrels_path, run_paths, measures, *, per_query=False, complete=Fa
     out = []
     for path in run_paths:
         with option(("run", path)):
-            run = read_run(path)
+            run = read_run(sys.stdin.buffer if path == "-" else path)  # '-': stdin
             data = ranked(qrels, run, complete=complete, judged_only=judged_only,
                           max_retrieved=max_retrieved)
             result = trec_eval(data, parsed, relevance_level=level, n_docs=n_docs)

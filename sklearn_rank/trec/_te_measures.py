@@ -208,7 +208,7 @@ def _iprec(c, points: list[float]):
     first_rel = np.concatenate(([0], np.cumsum(nrr)))[:-1]  # index in rows of the 1st rel
     out = []
     for p in points:
-        cut = np.array([round_half_away(p * x) for x in r.tolist()], dtype=np.int64)
+        cut = _lround(p * r)
         v = np.zeros(c.nq)
         mid = (cut >= 1) & (cut <= nrr)
         v[mid] = values[first_rel[mid] + cut[mid] - 1]
@@ -219,6 +219,12 @@ def _iprec(c, points: list[float]):
         v[none] = _divide(0.0, c.n[none])
         out.append(v)
     return out
+
+
+def _lround(x: np.ndarray) -> np.ndarray:
+    """C's ``lround`` of every element (halves away from zero; exact)."""
+    frac, whole = np.modf(np.abs(x))
+    return (np.copysign(whole + (frac >= 0.5), x)).astype(np.int64)
 
 
 def round_half_away(x: float) -> int:
@@ -313,11 +319,43 @@ def utility(c, params):
 
 def pt11_avg(c, params):
     points = params.values if params is not None else [i / 10 for i in range(11)]
-    s = np.zeros(c.nq)
-    for v in _iprec(c, points)[::-1]:  # trec_eval adds from the last point down
-        s = s + v
+    if list(points) != sorted(points):
+        s = _pt11_unsorted(c, points)
+    else:
+        s = np.zeros(c.nq)
+        for v in _iprec(c, points)[::-1]:  # trec_eval adds from the last point down
+            s = s + v
     name = "11pt_avg" if params is None else f"11pt_avg_{params.text}"
     return [(name, s / float(len(points)))]
+
+
+def _pt11_unsorted(c, points) -> np.ndarray:
+    """11pt_avg's sum for points not in increasing order, as trec_eval's scan
+    takes them: from the last point down, a cut-off is met while the scan of
+    the relevant documents (from the last up) has not passed it; once one is
+    missed, it and every earlier point get the precision interpolated at the
+    first relevant document."""
+    values, _ = c.interpolated
+    nrr = c.num_rel_ret
+    first_rel = np.concatenate(([0], np.cumsum(nrr)))[:-1]
+    cuts = np.stack([_lround(p * c.num_rel) for p in points], axis=1)
+    final = np.where(nrr > 0, values[np.minimum(first_rel, max(values.shape[0] - 1, 0))]
+                     if values.shape[0] else 0.0, _divide(0.0, c.n))
+    out = np.zeros(c.nq)
+    for q in range(c.nq):
+        k = int(nrr[q])
+        cur = len(points) - 1
+        while cur >= 0 and cuts[q, cur] > k:
+            cur -= 1
+        total = 0.0
+        while cur >= 0 and 1 <= cuts[q, cur] <= k:
+            k = int(cuts[q, cur])
+            total += values[first_rel[q] + k - 1]
+            cur -= 1
+        for _ in range(cur + 1):
+            total += final[q]
+        out[q] = total
+    return out
 
 
 def bin_g(c, _):

@@ -182,16 +182,22 @@ def parse_measures(arguments) -> dict:
     return {name: params.get(name) for name in MEASURES if name in marked}
 
 
-@dataclass
 class TrecResult:
     """trec_eval's values: ``per_query[name]`` (one value per query of
-    ``qids``; a str array for relstring) and ``summary[name]``, under the
-    names trec_eval prints, in its order."""
+    ``qids``; a str array for relstring; for gm_map and gm_bpref the logs
+    their summary averages) and ``summary[name]``, under the names trec_eval
+    prints, in its order. (Two cut-offs can print alike, as
+    ``iprec_at_recall.0.333,0.334``: the dicts keep the last, :meth:`lines`
+    both.)"""
 
-    qids: list
-    per_query: dict
-    summary: dict
-    kinds: dict  # printed name -> "D", "L", "S" or "Q"
+    def __init__(self, qids: list, rows: list):
+        self.qids = qids
+        self._rows = rows
+        self.per_query = {label: v for label, _, v, _ in rows if v is not None}
+        self.summary = {label: s for label, _, _, s in rows if s is not None}
+
+    def __repr__(self) -> str:
+        return f"TrecResult({len(self.qids)} queries, {len(self._rows)} values)"
 
     def lines(self, per_query: bool = False, summary: bool = True) -> list[str]:
         """trec_eval's output lines (with ``-q``: ``per_query``; ``-n``:
@@ -199,11 +205,12 @@ class TrecResult:
         out = []
         if per_query:
             for i, qid in enumerate(self.qids):
-                for name, values in self.per_query.items():
-                    if self.kinds[name] in "DLQ":
-                        out.append(_line(name, qid, values[i], self.kinds[name]))
+                out += [_line(label, qid, values[i], kind)
+                        for label, kind, values, _ in self._rows
+                        if values is not None and kind in "DLQ"]
         if summary:
-            out += [_line(name, "all", v, self.kinds[name]) for name, v in self.summary.items()]
+            out += [_line(label, "all", total, kind)
+                    for label, kind, _, total in self._rows if total is not None]
         return out
 
 
@@ -233,26 +240,24 @@ def trec_eval(data: Ranked, measures: dict, *, relevance_level: int = 1,
     :func:`parse_measures`) on ``data``."""
     c = m.Context(data, relevance_level, n_docs)
     nq = data.n_queries
-    per_query, summary, kinds = {}, {}, {}
+    rows = []  # (label, kind, per-query values or None, summary value or None)
     for name, params in measures.items():
         measure = MEASURES[name]
         if name == "runid":
-            summary["runid"], kinds["runid"] = data.runid, "S"
+            rows.append(("runid", "S", None, data.runid))
             continue
         if name == "num_q":
-            summary["num_q"], kinds["num_q"] = float(nq), "L"
+            rows.append(("num_q", "L", None, float(nq)))
             continue
         arg = params if params is not None or measure.params in (_PARAMS, _PAIRS) \
             else measure.default
         for label, values in measure.compute(c, arg):
             if data.missing.any() and _forced(label):
                 values = np.where(data.missing, "" if label == "relstring" else 0.0, values)
-            per_query[label] = values
-            kinds[label] = "L" if measure.kind == "S" and measure.summary == "count" \
-                else measure.kind
-            if measure.summary is not None:
-                summary[label] = _summary(measure.summary, values, data, name)
-    return TrecResult(data.qids, per_query, summary, kinds)
+            total = None if measure.summary is None else _summary(measure.summary, values,
+                                                                  data, name)
+            rows.append((label, measure.kind, values, total))
+    return TrecResult(data.qids, rows)
 
 
 def _sequential_sum(values) -> float:
