@@ -261,3 +261,45 @@ def test_cli_errors_are_one_line(tmp_path):
         proc = _cli(tmp_path, *args)
         assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, (args, proc.stderr)
         assert "Traceback" not in proc.stderr
+
+
+def _scan_11pt(codes, r, points):
+    """11pt_avg as trec_eval's loop computes it: a reverse scan over the ranks
+    with a pointer into the cut-offs, in the order the points were given."""
+    cuts = [_lround(p * r) for p in points]
+    n, nrr = len(codes), sum(c >= 1 for c in codes)
+    cur = len(cuts) - 1
+    while cur >= 0 and cuts[cur] > nrr:
+        cur -= 1
+    best = nrr / n if n else math.nan
+    total, rel_so_far = 0.0, nrr
+    for i in range(n, 0, -1):
+        if rel_so_far <= 0:
+            break
+        best = max(best, rel_so_far / i)
+        if codes[i - 1] >= 1:
+            while cur >= 0 and rel_so_far == cuts[cur]:
+                total += best
+                cur -= 1
+            rel_so_far -= 1
+    total += best * (cur + 1)
+    return total / len(points)
+
+
+@pytest.mark.parametrize("points", ["0.9,0.1", "0.5,0.1,0.9,0.3", "0,0.2,0.4", "1,0.6,0.6"])
+def test_11pt_avg_points_in_any_order(points):
+    qrels, run = _collection(5)
+    values = [float(p) for p in points.split(",")]
+    ours = trec_eval(qrels, run, f"11pt_avg.{points}")
+    for i, qid in enumerate(ours.qids):
+        codes = _ranking(qrels, run, qid)
+        r = sum(1 for v in qrels[qid].values() if v >= 1)
+        assert ours.per_query[f"11pt_avg_{points}"][i] == pytest.approx(
+            _scan_11pt(codes, r, values), abs=1e-12), qid
+
+
+def test_cut_offs_printed_alike_both_print():
+    qrels, run = _collection(6, 2)
+    lines = trec_eval(qrels, run, "iprec_at_recall.0.333,0.334").lines(per_query=True)
+    assert [line.split("\t")[:2] for line in lines] == [
+        [f"{'iprec_at_recall_0.33':<22}", qid] for qid in ("q0", "q0", "q1", "q1", "all", "all")]
