@@ -303,3 +303,10 @@ def test_cut_offs_printed_alike_both_print():
     lines = trec_eval(qrels, run, "iprec_at_recall.0.333,0.334").lines(per_query=True)
     assert [line.split("\t")[:2] for line in lines] == [
         [f"{'iprec_at_recall_0.33':<22}", qid] for qid in ("q0", "q0", "q1", "q1", "all", "all")]
+
+
+def test_evaluate_run_points_to_trec_eval_for_its_own_measures():
+    from sklearn_rank.trec import evaluate_run
+
+    with pytest.raises(ValueError, match=r"trec_eval\(qrels, run, \['infAP'\]\)"):
+        evaluate_run({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["map", "infAP"])

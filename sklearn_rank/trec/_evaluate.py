@@ -131,7 +131,11 @@ def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
     (trec_eval's convention by default, ``threshold`` from
     ``relevance_level``), then compute them on the ranked columns that
     ``columns()`` gives (the arguments of ``ranked_data``)."""
-    specs = parse_specs(metrics)
+    try:
+        specs = parse_specs(metrics)
+    except ValueError as error:
+        _point_to_trec_eval(metrics, error)
+        raise
     options = {"convention": "trec_eval", **options}
     if any("threshold" in s.info.params for s in specs):
         options.setdefault("threshold", relevance_level)
@@ -139,6 +143,25 @@ def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
     labels, lengths, qids, n_retrieved, judged = columns()
     return plan.evaluate(ranked_data(labels, lengths, qids, n_retrieved=n_retrieved,
                                      judged=judged))
+
+
+def _point_to_trec_eval(metrics, error: ValueError) -> None:
+    """A trec_eval measure the registry does not know (``infAP``,
+    ``iprec_at_recall``, ``official``, ...): say where it is computed."""
+    from ._te_table import MEASURES, NICKNAMES
+
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    for name in names:
+        if isinstance(name, str) and name.partition(".")[0] in {*MEASURES, *NICKNAMES}:
+            try:
+                parse_specs([name])
+                continue
+            except ValueError:
+                pass
+            raise ValueError(
+                f"{error} {name!r} is a trec_eval measure that evaluate_run does not "
+                f"compute: sklearn_rank.trec.trec_eval(qrels, run, [{name!r}]) gives every "
+                "trec_eval 10.0 measure, as the binary prints it.") from None
 
 
 def _trec_columns(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
