@@ -310,3 +310,17 @@ def test_evaluate_run_points_to_trec_eval_for_its_own_measures():
 
     with pytest.raises(ValueError, match=r"trec_eval\(qrels, run, \['infAP'\]\)"):
         evaluate_run({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["map", "infAP"])
+
+
+def test_query_with_only_negative_levels_keeps_the_previous_counts():
+    """trec_eval keeps a query's level counts in static state: a query whose
+    levels are all negative sees the previous query's (through ideal_dcg or
+    a gain for -1), but has no relevant document."""
+    qrels = {"a": {"x": 1, "y": 2}, "b": {"z": -1}}
+    run = {"a": {"x": 1.0}, "b": {"z": 1.0, "w": 0.5}}
+    result = trec_eval(qrels, run, ["ideal_dcg", "num_rel", "ndcg.-1=1"])
+    idcg = 2 / math.log2(2) + 1 / math.log2(3)
+    assert list(result.per_query["ideal_dcg"]) == [idcg, idcg]
+    assert list(result.per_query["num_rel"]) == [2, 0]
+    # w (not in the qrels, -1) gains 1 at rank 2; the ideal is a's
+    assert result.per_query["ndcg_-1=1"][1] == pytest.approx((1 / math.log2(3)) / idcg)

@@ -50,6 +50,7 @@ class Ranked:
     runid: str
     rel_gt0: int
     complete: bool = False
+    unleveled: np.ndarray | None = None  # no qrels level >= 0: counts are stale
 
     @property
     def n(self) -> np.ndarray:
@@ -187,10 +188,29 @@ def ranked(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool 
     top = np.full(n_codes, np.iinfo(np.int64).min)
     np.maximum.at(top, q_code, qrel)
     missing = ~in_run[evaluated]
+    unleveled = top[evaluated] < 0
+    levels, top = _stale_levels(levels[evaluated], top[evaluated])
     return Ranked(qids=[str(q) for q in vocabulary[evaluated]], rel=rel.astype(np.int64),
-                  offsets=offsets, levels=levels[evaluated], top=top[evaluated],
+                  offsets=offsets, levels=levels, top=top,
                   missing=missing, runid=run.name, rel_gt0=int((qrel > 0).sum()),
-                  complete=complete)
+                  complete=complete, unleveled=unleveled)
+
+
+def _stale_levels(levels: np.ndarray, top: np.ndarray):
+    """trec_eval's level counts for a query whose qrels levels are all
+    negative: the previous query's (its C code keeps them in static state;
+    they only show through gain pairs, ``ideal_dcg`` and the like). Such a
+    query still has no relevant document (:attr:`Ranked.unleveled`)."""
+    negative = top < 0
+    if not negative.any():
+        return levels, top
+    last = np.maximum.accumulate(np.where(negative, -1, np.arange(top.shape[0])))
+    stale = negative & (last >= 0)
+    levels, top = levels.copy(), top.copy()
+    levels[stale] = levels[last[stale]]
+    levels[negative & (last < 0)] = 0
+    top[stale] = top[last[stale]]
+    return levels, top
 
 
 def _judged_level(qrels: Qrels, q_code, c, docno: str):

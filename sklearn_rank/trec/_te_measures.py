@@ -59,7 +59,10 @@ class Context:
     def num_rel(self) -> np.ndarray:
         """R: the query's qrels lines with a level >= -l."""
         start = max(self.level, 0)
-        return self.data.levels[:, start:].sum(axis=1)
+        r = self.data.levels[:, start:].sum(axis=1)
+        if self.data.unleveled is not None:
+            r[self.data.unleveled] = 0  # stale counts (see _te_data._stale_levels)
+        return r
 
     @cached_property
     def num_rel_ret(self) -> np.ndarray:
