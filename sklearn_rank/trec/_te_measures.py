@@ -56,6 +56,13 @@ class Context:
         return c - np.repeat(before, self.n)
 
     @cached_property
+    def rel_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """At the relevant rows: query, rank (0-based), precision there."""
+        rows = np.flatnonzero(self.is_rel)
+        pos = self.position[rows]
+        return self.query[rows], pos, self.cum_rel[rows] / (pos + 1.0)
+
+    @cached_property
     def num_rel(self) -> np.ndarray:
         """R: the query's qrels lines with a level >= -l."""
         start = max(self.level, 0)
@@ -148,9 +155,9 @@ def num_nonrel_judged_ret(c, _):
 
 
 def _ap(c):
-    rows = c.is_rel
-    s = c.total(rows, c.cum_rel[rows] / (c.position[rows] + 1.0))
-    return _where_div(c.count(rows) > 0, s, c.num_rel)
+    q, _, precision = c.rel_rows
+    s = np.bincount(q, weights=precision, minlength=c.nq)
+    return _where_div(np.bincount(q, minlength=c.nq) > 0, s, c.num_rel)
 
 
 def map_(c, _):
@@ -370,10 +377,11 @@ def bin_g(c, _):
 
 def map_cut(c, ks):
     r = c.num_rel
+    q, pos, precision = c.rel_rows
     out = []
     for k in ks:
-        rows = c.is_rel & (c.position < k)
-        s = c.total(rows, c.cum_rel[rows] / (c.position[rows] + 1.0))
+        top = pos < k
+        s = np.bincount(q[top], weights=precision[top], minlength=c.nq)
         out.append((f"map_cut_{k}", _where_div(r > 0, s, r)))
     return out
 
