@@ -164,6 +164,9 @@ def parse_measures(arguments) -> dict:
     params: dict = {}
     for argument in arguments:
         name, dot, text = argument.partition(".")
+        if dot and not text and (name in NICKNAMES or name in MEASURES):
+            raise TrecEvalError(f"improper measure in parameter '{argument}': nothing after "
+                                "the '.'")
         if name in NICKNAMES:
             marked.update(NICKNAMES[name])
             continue
@@ -171,9 +174,6 @@ def parse_measures(arguments) -> dict:
         if measure is None:
             raise TrecEvalError(f"illegal measure '{name}' (trec_eval measures: "
                                 f"{', '.join(MEASURES)}; sets: {', '.join(NICKNAMES)})")
-        if dot and not text:
-            raise TrecEvalError(f"improper measure in parameter '{argument}': nothing after "
-                                "the '.'")
         marked.add(name)
         if text and measure.params is None:
             continue  # trec_eval ignores parameters of a measure without any
