@@ -1,11 +1,12 @@
 """trec_eval 10.0's binary and count measures, vectorised over queries.
 
-Every function takes a :class:`_Context` (the rankings of
+Every function takes a :class:`Context` (the rankings of
 :mod:`._te_data` and the flags) and the measure's parameters, and returns
 ``[(printed name, per-query values)]``. Sums run in rank order
 (``np.bincount`` adds its weights in order), as trec_eval's loops do, so
 every value is the same double. The gain-based measures are in
-:mod:`._te_gain`; the table of all of them in :mod:`._te_table`.
+:mod:`._te_gain`, the set measures in :mod:`._te_set`; the table of all of
+them in :mod:`._te_table`.
 """
 
 from __future__ import annotations
@@ -255,21 +256,6 @@ def P(c, ks):
 
 
 # ------------------------------------------------------------------ all_trec
-def relstring(c, params):
-    length = int(params.values[0]) if params is not None and params.values else 10
-    chars = np.frombuffer(b"<" * 256, dtype=np.uint8).copy()
-    chars[0:10] = np.frombuffer(b"0123456789", dtype=np.uint8)
-    rel = c.rel
-    code = np.where(rel > 9, ord(">"), np.where(rel >= 0, chars[np.clip(rel, 0, 9)],
-                                                np.where(rel == -1, ord("-"), ord("."))))
-    code = code.astype(np.uint8)
-    out = np.empty(c.nq, dtype=object)
-    for i in range(c.nq):
-        a = c.offsets[i]
-        b = a + max(min(length, int(c.n[i])), 0)
-        out[i] = code[a:b].tobytes().decode()
-    name = "relstring" if params is None else f"relstring_{params.text}"
-    return [(name, out)]
 
 
 def recall(c, ks):
@@ -313,18 +299,6 @@ def rprec_mult(c, points):
         v[mid] = c.rel_in_top(cut)[mid] / cut[mid].astype(np.float64)
         out.append((f"Rprec_mult_{x:3.2f}", v))
     return out
-
-
-def utility(c, params):
-    values = params.values if params is not None else [1.0, -1.0, 0.0, 0.0]
-    if len(values) != 4:
-        raise ValueError("utility needs exactly 4 coefficients (trec_eval: improper number "
-                         f"of coefficients); got {len(values)}")
-    a, b, cc, d = values
-    nrr, n, r = c.num_rel_ret, c.n, c.num_rel
-    v = np.array([a * x + b * (y - x) + cc * (z - x) + d * (c.n_docs + x - y - z)
-                  for x, y, z in zip(nrr.tolist(), n.tolist(), r.tolist(), strict=True)])
-    return [("utility" if params is None else f"utility_{params.text}", v.reshape(c.nq))]
 
 
 def pt11_avg(c, params):
@@ -394,44 +368,3 @@ def relative_p(c, ks):
 
 def success(c, ks):
     return [(f"success_{k}", (c.rel_in_top(k) > 0).astype(np.float64)) for k in ks]
-
-
-def set_p(c, _):
-    return [("set_P", _where_div(c.n > 0, c.num_rel_ret, c.n))]
-
-
-def set_relative_p(c, _):
-    ok = (c.n > 0) & (c.num_rel > 0)
-    return [("set_relative_P", _where_div(ok, c.num_rel_ret, np.minimum(c.n, c.num_rel)))]
-
-
-def set_recall(c, _):
-    return [("set_recall", _where_div(c.num_rel > 0, c.num_rel_ret, c.num_rel))]
-
-
-def set_map(c, _):
-    ok = (c.n > 0) & (c.num_rel > 0)
-    nrr = c.num_rel_ret.astype(np.float64)
-    return [("set_map", _where_div(ok, nrr * nrr, c.n.astype(float) * c.num_rel))]
-
-
-def set_f(c, params):
-    beta = params.values[0] if params is not None and params.values else 1.0
-    nrr = c.num_rel_ret
-    ok = nrr > 0
-    p = _where_div(ok, nrr, c.n)
-    r = _where_div(ok, nrr, c.num_rel)
-    v = _where_div(ok, (beta + 1.0) * p * r, beta * p + r)
-    return [("set_F" if params is None else f"set_F_{params.text}", v)]
-
-
-def unj(c, ks):
-    unjudged = c.rel < 0
-    cum = np.cumsum(unjudged, dtype=np.int64)
-    before = np.concatenate(([0], cum))
-    out = []
-    for k in ks:
-        depth = np.minimum(k, c.n)
-        top = before[c.offsets[:-1] + depth] - before[c.offsets[:-1]]
-        out.append((f"unj_{k}", top / float(k)))
-    return out

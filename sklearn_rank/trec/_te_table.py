@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _te_gain as gain
 from . import _te_measures as m
+from . import _te_set as st
 from ._te_data import Ranked
 
 __all__ = ["MEASURES", "NICKNAMES", "Params", "TrecEvalError", "TrecResult", "parse_measures",
@@ -60,12 +61,12 @@ MEASURES = {x.name: x for x in [
     M("recip_rank", m.recip_rank, "D", "mean"),
     M("iprec_at_recall", m.iprec_at_recall, "D", "mean", _DOUBLE, _POINTS),
     M("P", m.P, "D", "mean", _LONG, _CUTS),
-    M("relstring", m.relstring, "Q", None, _PARAMS),
+    M("relstring", st.relstring, "Q", None, _PARAMS),
     M("recall", m.recall, "D", "mean", _LONG, _CUTS),
     M("infAP", m.infap, "D", "mean"),
     M("gm_bpref", m.gm_bpref, "S", "gmean"),
     M("Rprec_mult", m.rprec_mult, "D", "mean", _DOUBLE, tuple(i / 5 for i in range(1, 11))),
-    M("utility", m.utility, "D", "mean", _PARAMS),
+    M("utility", st.utility, "D", "mean", _PARAMS),
     M("11pt_avg", m.pt11_avg, "D", "mean", _PARAMS),
     M("binG", m.bin_g, "D", "mean"),
     M("G", gain.g_measure, "D", "mean", _PAIRS),
@@ -78,15 +79,15 @@ MEASURES = {x.name: x for x in [
     M("map_cut", m.map_cut, "D", "mean", _LONG, _CUTS),
     M("relative_P", m.relative_p, "D", "mean", _LONG, _CUTS),
     M("success", m.success, "D", "mean", _LONG, (1, 5, 10)),
-    M("set_P", m.set_p, "D", "mean"),
-    M("set_relative_P", m.set_relative_p, "D", "mean"),
-    M("set_recall", m.set_recall, "D", "mean"),
-    M("set_map", m.set_map, "D", "mean"),
-    M("set_F", m.set_f, "D", "mean", _PARAMS),
+    M("set_P", st.set_p, "D", "mean"),
+    M("set_relative_P", st.set_relative_p, "D", "mean"),
+    M("set_recall", st.set_recall, "D", "mean"),
+    M("set_map", st.set_map, "D", "mean"),
+    M("set_F", st.set_f, "D", "mean", _PARAMS),
     M("num_nonrel_judged_ret", m.num_nonrel_judged_ret, "L", "sum"),
     M("rbp", gain.rbp, "D", "mean", _PAIRS),
     M("rbp_resid", gain.rbp_resid, "D", "mean", _PAIRS),
-    M("unj", m.unj, "D", "mean", _LONG, (5, 10, 20)),
+    M("unj", st.unj, "D", "mean", _LONG, (5, 10, 20)),
 ]}
 del M
 
