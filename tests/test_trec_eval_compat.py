@@ -248,6 +248,8 @@ def test_cli_flags_and_grammar(tmp_path):
     same = _cli(tmp_path, "Q", "R", "-q", "-m", "official", "--format", "trec",
                 command="evaluate")
     assert same.stdout == _cli(tmp_path, "-q", "Q", "R").stdout and same.stdout
+    official = _cli(tmp_path, "Q", "R", "--format", "trec", command="evaluate").stdout
+    assert official.count("\n") == 30 and official.startswith("runid")  # no -m: official
 
 
 def test_cli_errors_are_one_line(tmp_path):
