@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
+from numbers import Integral
 
+from .._validation import HasMethods, Interval, validate_params
+from ._frames import DataFrame
 from ._io import read_qrels, read_run
 from ._tables import Qrels, Run
 from ._te_data import ranked
@@ -13,6 +17,16 @@ from ._te_table import trec_eval as _compute
 __all__ = ["trec_eval"]
 
 
+@validate_params({
+    "qrels": [str, os.PathLike, HasMethods(("read",)), Qrels, DataFrame, dict],
+    "run": [str, os.PathLike, HasMethods(("read",)), Run, DataFrame, dict],
+    "measures": [str, Iterable],
+    "relevance_level": [Interval(Integral, None, None, closed="neither")],
+    "complete": ["boolean"],
+    "judged_only": ["boolean"],
+    "max_retrieved": [Interval(Integral, 0, None, closed="left"), None],
+    "n_docs": [Interval(Integral, 0, None, closed="left")],
+})
 def trec_eval(qrels, run, measures: str | Iterable[str] = "official", *,
               relevance_level: int = 1, complete: bool = False, judged_only: bool = False,
               max_retrieved: int | None = None, n_docs: int = 0) -> TrecResult:
