@@ -51,6 +51,13 @@ Methods (each timed from the file paths to the 10 means):
   before timing; ranx runs its kernels on all cores (the thread count is
   printed), the others on one.
 
+With ``--trec-eval PATH`` (a trec_eval 10.0 binary), the script also runs
+``sklearn-rank evaluate -m all_trec QRELS RUN --format trec`` and ``trec_eval
+-m all_trec QRELS RUN`` as whole processes on the same files, alternating,
+and keeps each one's best wall time (bytecode cached, as an installed
+package has it); the target is a 2x speed-up with byte-identical output.
+Without the option that comparison is skipped with a message.
+
 Timing: a small warm-up data set is evaluated once by every method first
 (imports, numba JIT). Then, for ``--repeats`` rounds, the methods run
 round-robin (sklearn_rank before each peer, so it gets twice the samples),
@@ -596,6 +603,55 @@ def write_json(path: str, env: dict, info: DataInfo, rows: dict[str, Row],
     dump_json(path, payload)
 
 
+BINARY_TARGET = 2.0  # sklearn-rank evaluate -m all_trec against the trec_eval binary
+
+
+def versus_binary(trec_eval: str | None, info: DataInfo, repeats: int) -> list[Target]:
+    """``sklearn-rank evaluate -m all_trec --format trec`` against ``trec_eval -m
+    all_trec`` on the same files, whole processes, side by side (alternating,
+    best wall time of each over ``repeats`` rounds after one untimed run of
+    each); the two outputs must be byte-identical."""
+    import subprocess
+
+    name = (f"[{info.run_lines:,} lines] sklearn-rank evaluate -m all_trec >= "
+            f"{BINARY_TARGET:g}x faster end to end than trec_eval -m all_trec")
+    if trec_eval is None:
+        print("trec_eval binary: skipped (give --trec-eval PATH to time sklearn-rank "
+              "evaluate -m all_trec against it)")
+        return [Target(name, None, "skipped: no --trec-eval PATH")]
+    files = [str(info.qrels_path), str(info.run_path)]
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: bytecode cached
+    root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    commands = {
+        "trec_eval": [trec_eval, "-m", "all_trec", *files],
+        "sklearn-rank": [sys.executable, "-m", "sklearn_rank", "evaluate", "-m", "all_trec",
+                         *files, "--format", "trec"],
+    }
+    best, outputs = {}, {}
+    for round_ in range(repeats + 1):
+        for label, command in commands.items():
+            start = time.perf_counter()
+            done = subprocess.run(command, capture_output=True, env=env, check=False)
+            elapsed = time.perf_counter() - start
+            if done.returncode != 0:
+                return [Target(name, False, f"{label} failed: {done.stderr.decode()[-300:]}")]
+            outputs[label] = done.stdout
+            if round_:  # the first round warms the caches
+                best[label] = min(best.get(label, math.inf), elapsed)
+    same = outputs["trec_eval"] == outputs["sklearn-rank"]
+    ratio = best["trec_eval"] / best["sklearn-rank"]
+    print(f"trec_eval -m all_trec: {best['trec_eval']:.3f} s, sklearn-rank evaluate -m "
+          f"all_trec: {best['sklearn-rank']:.3f} s (best of {repeats}, whole processes)")
+    return [Target(name, ratio >= BINARY_TARGET,
+                   f"{ratio:.2f}x faster ({best['trec_eval']:.3f} s vs "
+                   f"{best['sklearn-rank']:.3f} s)"),
+            Target(f"[{info.run_lines:,} lines] sklearn-rank's all_trec output is trec_eval's, "
+                   "byte for byte", same,
+                   "identical" if same else "the outputs differ")]
+
+
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lines", type=int, default=LINES,
@@ -608,10 +664,11 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="one round (the default size; --lines still applies)")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--trec-eval", metavar="PATH",
-                        help="the trec_eval binary: also time 'sklearn-rank evaluate' against "
-                             "it, whole processes (see _trec_process.py)")
+                        help="the trec_eval 10.0 binary: also time 'sklearn-rank evaluate' "
+                             "against it, whole processes (its 10 measures, and -m all_trec "
+                             "against trec_eval -m all_trec); skipped without it")
     parser.add_argument("--cli-only", action="store_true",
-                        help="with --trec-eval: only the whole-process comparison")
+                        help="with --trec-eval: only the whole-process comparisons")
     args = parser.parse_args(argv)
     if args.repeats is None:
         args.repeats = 1 if args.quick else 3
@@ -646,6 +703,7 @@ def main(argv=None) -> int:
             processes = _trec_process.commands(args.trec_eval, list(MEASURES),
                                                info.qrels_path, info.run_path)
             _trec_process.measure(processes, args.repeats)
+        binary = versus_binary(args.trec_eval, info, args.repeats)  # skipped without it
     load = load_average()
     if not args.cli_only:
         for m in found:
@@ -668,6 +726,7 @@ def main(argv=None) -> int:
         _trec_process.report(processes)
         print(f"load average (1, 5, 15 min): {load}")
         targets += _trec_process.targets(processes, info.run_lines, Target)
+    targets += binary
     print_targets(targets)
     if args.json:
         write_json(args.json, env, info, rows, agreements, targets, load,

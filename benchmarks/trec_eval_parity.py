@@ -64,6 +64,10 @@ FLAG_SETS = [
     [], ["-q"], ["-c"], ["-q", "-c"], ["-l", "2"], ["-J"], ["-M", "10"],
     ["-q", "-c", "-l", "2"], ["-q", "-J", "-M", "10"], ["-q", "-c", "-J"],
     ["-q", "-c", "-M", "10", "-l", "2"],
+    # issue 14's other flags, and trec_eval's getopt grammar (grouped flags,
+    # attached values, options after the files are permuted by both parsers)
+    ["-n"], ["-q", "-n"], ["-q", "-M", "0"], ["-q", "-c", "-J", "-M", "1"], ["-l", "0"],
+    ["-q", "-l", "3"], ["-qc", "-l2"], ["-qJ", "-M5"], ["-N", "1000"],
 ]
 
 PARAMS = [
@@ -75,6 +79,16 @@ PARAMS = [
     ["-m", "11pt_avg.0.2,0.5,0.8"], ["-m", "relative_P.3,7"], ["-m", "success.3"],
     ["-m", "set_F.0.5"], ["-m", "unj.1,3"], ["-m", "map_cut.3,7"], ["-m", "recall.2,50"],
     ["-m", "G.1=2,2=5"], ["-m", "ndcg_rel.0=1,3=2"], ["-m", "Rndcg.2=5"],
+    # first parameters win; sets; measures outside all_trec; odd parameters
+    ["-mP.5"], ["-m", "P", "-m", "P.7"], ["-m", "P.7", "-m", "official"], ["-m", "set"],
+    ["-m", "dcg"], ["-m", "ideal_dcg.1=2"], ["-m", "relstring.-1"], ["-m", "relstring.3.9"],
+    ["-m", "set_F.0.5,2"], ["-m", "ndcg.a=3"], ["-m", "rbp.0=2,1=3,2=4"], ["-m", "rbp.0=-1"],
+    ["-m", "ndcg.2=2.2,1=2.5"], ["-m", "ndcg.-1=1"], ["-m", "G.1=0.5,2=0.7"],
+    ["-m", "Rndcg.0=1,1=0"], ["-m", "ndcg_rel.1=-1"], ["-m", "iprec_at_recall.0.333,0.334"],
+    ["-m", "11pt_avg.0.9,0.1"], ["-m", "unj.1000,1"], ["-m", "success.1", "-m", "utility"],
+    # errors: trec_eval refuses these, so must we (naming what it names)
+    ["-m", "P.0"], ["-m", "P.5,5.5"], ["-m", "ndcg.1"], ["-m", "bogus"], ["-m", "P."],
+    ["-m", "utility.1,2"], ["-m", "Rprec_mult.1,1.0"],
     # trec_eval's own parameter test (its Makefile's quicktest)
     "-miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 "
     "-m Rprec_mult.5.0,0.2,0.35 -mutility.2,-1,0,0 -m 11pt_avg..25,.5,.75 "

@@ -54,7 +54,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import _evaluate_cmd, _tune
+    from . import _evaluate_cmd, _trec_eval_cmd, _tune
 
     parser = _Parser(
         prog="sklearn-rank",
@@ -66,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     _tune.add_parser(subparsers)
     _evaluate_cmd.add_parser(subparsers)
+    _trec_eval_cmd.add_parser(subparsers)
     return parser
 
 
@@ -74,6 +75,15 @@ def main(argv: list[str] | None = None) -> int:
     command = "COMMAND"
     try:
         try:
+            argv = sys.argv[1:] if argv is None else list(argv)
+            if argv[:1] == ["trec_eval"]:  # trec_eval's own getopt grammar
+                from ._trec_eval_cmd import run_argv
+
+                command = "trec_eval"
+                status = run_argv(argv[1:])
+                if sys.stdout is not None:
+                    sys.stdout.flush()
+                return status
             parser = build_parser()
             args = parser.parse_args(argv)
             command = getattr(args, "command", command)

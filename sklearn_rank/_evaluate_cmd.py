@@ -12,6 +12,11 @@ from ._formats import FORMATS
 __all__ = ["add_parser", "run", "run_compare"]
 
 _EPILOG = f"""\
+trec: with --format trec and only trec_eval measures or sets (or no -m: its
+'official' set), -m has trec_eval 10.0's grammar and meaning (P = P_5..P_1000,
+ndcg_cut.10,20, ndcg.1=3,2=9, all_trec, ...) and the output is the binary's,
+byte for byte (as 'sklearn-rank trec_eval', which takes trec_eval's own
+arguments); a judged query missing from the run is then an error without -c.
 labels: a measure is printed under trec_eval's name (ndcg_cut_10, P_5, map) when it
 is exactly trec_eval's measure, else under its canonical spec
 ("ndcg(gain='linear', empty='one')@10"), so no two results share a label.
@@ -61,6 +66,15 @@ def add_parser(subparsers) -> None:
     _add_common(p)
     p.add_argument("-q", "--per-query", action="store_true",
                    help="also print the value of every query")
+    p.add_argument("-M", "--max-retrieved", type=integer(0), metavar="N",
+                   help="keep only the N best-scored documents of each query (trec_eval -M; "
+                        "--format trec with trec_eval measures only)")
+    p.add_argument("-n", "--no-summary", action="store_true",
+                   help="no summary ('all') lines (trec_eval -n; --format trec with "
+                        "trec_eval measures only)")
+    p.add_argument("-N", "--docs-in-collection", type=integer(0), default=0, metavar="N",
+                   help="number of documents in the collection, for trec_eval's utility "
+                        "(trec_eval -N; default 0)")
     p.add_argument("--format", choices=list(FORMATS), default="table",
                    help="table (default), trec (trec_eval's 'measure qid|all value' lines), "
                         "json or csv")
@@ -244,7 +258,34 @@ def _say(text: str) -> None:
     print(text, file=sys.stderr)
 
 
+def _trec_eval_output(args) -> bool:
+    """With ``--format trec`` and trec_eval measures only (or none: its
+    ``official`` set), trec_eval 10.0's output, byte for byte."""
+    from ._trec_eval_cmd import is_trec_measure_list, trec_output
+
+    measures = args.measures or []
+    if args.format != "trec" or not is_trec_measure_list(measures) or args.plot:
+        return False
+    level = args.relevance_level
+    write(trec_output(args.qrels, args.runs, measures, per_query=args.per_query,
+                      complete=args.complete, summary=not args.no_summary,
+                      judged_only=args.judged_only,
+                      level=int(level) if level == level else 1,
+                      max_retrieved=args.max_retrieved, n_docs=args.docs_in_collection))
+    return True
+
+
+def _check_trec_only(args) -> None:
+    for name, flag in (("max_retrieved", "-M"), ("no_summary", "-n")):
+        if getattr(args, name, None) not in (None, False):
+            raise CommandError(f"{flag} needs --format trec and trec_eval measures only "
+                               "(map, P.10, ndcg_cut.10, official, all_trec, ...)")
+
+
 def run(args) -> int:
+    if _trec_eval_output(args):
+        return 0
+    _check_trec_only(args)
     qrels, runs, names, results = _evaluate_all(args)
     labels = _labels(results[0].metrics, _trec_options(args))
     if args.plot:

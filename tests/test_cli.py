@@ -245,9 +245,13 @@ def test_evaluate_trec_format_equals_evaluate_run(tmp_path):
     from sklearn_rank.trec import evaluate_run
 
     qrels, run_a, _ = _trec_files(tmp_path)
+    # q3 is judged but not in the run: trec_eval 10 stops without -c
+    proc = _run("evaluate", qrels, run_a, "-m", "map", "-q", "--format", "trec", check=False)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "'q3'" in proc.stderr and "-c" in proc.stderr
     out = _run("evaluate", qrels, run_a, "-m", "map", "-m", "P.1,2", "-m", "ndcg_cut.3",
-               "-q", "--format", "trec").stdout
-    ev = evaluate_run(qrels, run_a, ["map", "P.1,2", "ndcg_cut.3"])
+               "-q", "-c", "--format", "trec").stdout
+    ev = evaluate_run(qrels, run_a, ["map", "P.1,2", "ndcg_cut.3"], complete=True)
     printed = {(m, q): float(v) for m, q, v in (line.split("\t") for line in out.splitlines())}
     assert {m.strip() for m, _ in printed} == {"map", "P_1", "P_2", "ndcg_cut_3"}
     for key, name in (("map", "map"), ("P.2", "P_2"), ("ndcg_cut.3", "ndcg_cut_3")):

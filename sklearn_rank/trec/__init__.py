@@ -1,7 +1,24 @@
 """TREC qrels and runs: reading, and trec_eval-compatible evaluation."""
 
-from ._evaluate import evaluate_run
 from ._io import read_qrels, read_run
 from ._tables import Qrels, Run
 
-__all__ = ["Qrels", "Run", "evaluate_run", "read_qrels", "read_run"]
+__all__ = ["Qrels", "Run", "evaluate_run", "read_qrels", "read_run", "trec_eval"]
+
+
+def __getattr__(name):
+    # imported on first use: reading files and trec_eval() do not need the
+    # metrics engine's planning machinery that evaluate_run loads
+    if name == "evaluate_run":
+        from ._evaluate import evaluate_run
+
+        return evaluate_run
+    if name == "trec_eval":
+        from ._trec_eval import trec_eval
+
+        return trec_eval
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(__all__)

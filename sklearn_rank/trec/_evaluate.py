@@ -25,6 +25,7 @@ from ._frames import DataFrame, is_frame
 from ._io import read_qrels, read_run
 from ._join import match_rows, query_codes
 from ._tables import Qrels, Run
+from ._te_data import _trec_order
 
 __all__ = ["evaluate_run"]
 
@@ -42,51 +43,6 @@ def _as_table(value, cls, reader, what):
         return reader(value)
     raise TypeError(f"{what} must be a path, a file, a {cls.__name__}, a DataFrame or a "
                     f"{{qid: {{docno: value}}}} dict; got {type(value).__name__}.")
-
-
-def _trec_order(qcode: np.ndarray, starts: np.ndarray, score: np.ndarray, docno_at):
-    """Row order grouped by query, by decreasing score, ties by decreasing docno.
-
-    ``starts`` are the first rows of the runs of equal ``qcode``. Returns
-    ``(order, moved)``. Runs usually come grouped by query and sorted by score
-    (checked in O(n)): then ``order`` is None, or, when scores tie, the
-    identity but at the positions ``moved``. Otherwise ``order`` is a sort and
-    ``moved`` None. Only tied rows are sorted by document id.
-    """
-    n = qcode.shape[0]
-    # positions i where row i + 1 starts a new query
-    boundary = np.zeros(n, dtype=bool)
-    boundary[starts[1:] - 1] = True
-    rising = np.flatnonzero(score[1:] > score[:-1])
-    if (np.unique(qcode[starts]).shape[0] == starts.shape[0]
-            and boundary[rising].all()):
-        order, s = None, score
-        tie = np.flatnonzero(score[1:] == score[:-1])  # i: rows i and i + 1 tie
-        tie = tie[~boundary[tie]]
-    else:
-        order = np.lexsort((-score, qcode))
-        q, s = qcode[order], score[order]
-        tie = np.flatnonzero((s[1:] == s[:-1]) & (q[1:] == q[:-1]))
-    if not tie.shape[0]:
-        return order, None
-    # break score ties by decreasing document id, as trec_eval
-    tied = np.union1d(tie, tie + 1)  # positions of the tied rows, groups contiguous
-    new_group = np.ones(tied.shape[0], dtype=bool)
-    new_group[1:] = ~np.isin(tied[:-1], tie, assume_unique=True)
-    group = np.cumsum(new_group)
-    rows = tied if order is None else order[tied]
-    by_doc = np.lexsort((docno_at(rows), group))  # increasing docno in groups
-    first_of = np.flatnonzero(np.diff(group[by_doc], prepend=-1))
-    sizes = np.diff(np.append(first_of, tied.shape[0]))
-    first = np.repeat(first_of, sizes)
-    last = np.repeat(first_of + sizes - 1, sizes)
-    reversed_in_group = by_doc[first + last - np.arange(tied.shape[0])]
-    if order is not None:
-        order[tied] = rows[reversed_in_group]
-        return order, None
-    order = np.arange(n)
-    order[tied] = rows[reversed_in_group]
-    return order, tied
 
 
 @validate_params({
@@ -144,8 +100,9 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
 
     Notes
     -----
-    trec_eval's semantics: the run is ranked by decreasing score, compared in
-    single precision as trec_eval stores them, ties by decreasing document id
+    trec_eval's semantics: the run is ranked by decreasing score, compared as
+    doubles as trec_eval 10.0 does (9.0.8 and pytrec_eval round scores to
+    float32 first), ties by decreasing document id
     (its rank column is ignored); the ideal ranking of
     NDCG and the number of relevant documents come from every judged document
     of the query, retrieved or not; unjudged retrieved documents are
@@ -177,7 +134,11 @@ def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
     ``columns(judged_only)`` gives (the arguments of ``ranked_data``); specs
     with ``judged_only`` (ir_measures' ``judged_only=True``) on the judged
     documents alone."""
-    specs = parse_specs(metrics)
+    try:
+        specs = parse_specs(metrics)
+    except ValueError as error:
+        _point_to_trec_eval(metrics, error)
+        raise
     options = {"convention": "trec_eval", **options}
     if any("threshold" in s.info.params for s in specs):
         options.setdefault("threshold", relevance_level)
@@ -200,6 +161,25 @@ def _merged(parts: list, specs: list) -> Evaluation:
     return Evaluation(parts[0].qids, {k: found[k].per_query[k] for k in keys},
                       {k: found[k].mean[k] for k in keys}, {k: found[k].n_empty[k] for k in keys},
                       parts[0].weights, [metrics[k] for k in keys])
+
+
+def _point_to_trec_eval(metrics, error: ValueError) -> None:
+    """A trec_eval measure the registry does not know (``infAP``,
+    ``iprec_at_recall``, ``official``, ...): say where it is computed."""
+    from ._te_table import MEASURES, NICKNAMES
+
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    for name in names:
+        if isinstance(name, str) and name.partition(".")[0] in {*MEASURES, *NICKNAMES}:
+            try:
+                parse_specs([name])
+                continue
+            except ValueError:
+                pass
+            raise ValueError(
+                f"{error} {name!r} is a trec_eval measure that evaluate_run does not "
+                f"compute: sklearn_rank.trec.trec_eval(qrels, run, [{name!r}]) gives every "
+                "trec_eval 10.0 measure, as the binary prints it.") from None
 
 
 def _trec_columns(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
@@ -267,9 +247,9 @@ def _ranked(run: Run, r_code: np.ndarray, r_run_code: np.ndarray, level: np.ndar
         def docno_key(i):
             return docnos.sort_key(rows[i])
 
-    # trec_eval keeps scores as C floats: near-equal doubles tie, and the tie
-    # goes by document id.
-    order, moved = _trec_order(r_code, starts, score.astype(np.float32), docno_key)
+    # trec_eval 10.0 keeps scores as C doubles (9.0.8 and pytrec_eval: floats);
+    # equal doubles tie, and the tie goes by decreasing document id.
+    order, moved = _trec_order(r_code, starts, score, docno_key)
     if moved is not None:
         level[moved] = level[order[moved]]  # ties reordered within queries only
     elif order is not None:
