@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sklearn_rank.metrics import _blocks, _grouping, evaluate, ndcg_score
-from sklearn_rank.metrics._blocks import widths as _widths
+from sklearn_rank.metrics import _block_ranking, _grouping, evaluate, ndcg_score
+from sklearn_rank.metrics._block_ranking import widths as _widths
 from sklearn_rank.metrics._grouping import _factorize
 from sklearn_rank.metrics._grouping import group as _group
 from sklearn_rank.metrics._inputs import prepare
@@ -102,7 +102,7 @@ def test_results_do_not_depend_on_block_size(monkeypatch, ties):
     y, s, qid = _data(ties=True)
     metrics = ["ndcg@5", "dcg", "cg@3", "ndcg"]
     big = evaluate(y, s, qid=qid, metrics=metrics, ties=ties)
-    monkeypatch.setattr(_blocks, "_BLOCK_CELLS", 7)
+    monkeypatch.setattr(_block_ranking, "_BLOCK_CELLS", 7)
     small = evaluate(y, s, qid=qid, metrics=metrics, ties=ties)
     for m in metrics:
         np.testing.assert_allclose(small.per_query[m], big.per_query[m], rtol=0, atol=1e-12)

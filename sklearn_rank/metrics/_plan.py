@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ._blocks import block_specs, rank_block
+from ._block_ranking import block_specs, rank_block
 from ._columns import checked_columns
 from ._data import scalar
 from ._evaluation import Evaluation
