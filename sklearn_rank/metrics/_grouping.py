@@ -233,6 +233,17 @@ def group(q: np.ndarray, *, any_order: bool = False):
     that reordering.
     """
     n = q.shape[0]
+    codes, run_starts, r = _runs(q)
+    if r > n // 4:  # short runs: group the rows themselves
+        return _group_rows(q, codes, run_starts, r, any_order)
+    return _group_runs(q, run_starts, r)
+
+
+def _runs(q: np.ndarray):
+    """``(codes, run_starts, r)``: the runs of equal consecutive ids (their
+    starts, None when there are too many to be worth listing, and their
+    number r), and the strings' codes when they were used to find them."""
+    n = q.shape[0]
     codes = None
     if q.dtype.kind == "U" and q.dtype.itemsize > 8 and _looks_shuffled(q):
         # Runs of the strings' 32-bit codes (integer comparisons, much cheaper
@@ -245,32 +256,41 @@ def group(q: np.ndarray, *, any_order: bool = False):
         r = int(np.count_nonzero(changes)) + 1  # the runs' starts: only if needed
         run_starts = None if r > n // 4 else runs_at(changes, n)[0]
         del changes
-    else:
-        run_starts, _ = runs_of(q)
-        r = run_starts.shape[0]
-    if codes is not None and r <= n // 4 and not _runs_hold(q, run_starts):
-        codes = None
-        run_starts, _ = runs_of(q)
-        r = run_starts.shape[0]
-    if r > n // 4:  # short runs: group the rows themselves
-        out = None if codes is None else _string_segments(q, codes)
-        if out is None and codes is not None:  # two strings share a code: their own runs
-            run_starts = None
-        if out is None:
-            out = _segments(q)
-        by, bounds, rank, qids = out
-        m = qids.shape[0]
-        if run_starts is None and m * 4 > n:  # could every query be one run?
+        if r <= n // 4 and not _runs_hold(q, run_starts):
+            codes = None
             run_starts, _ = runs_of(q)
             r = run_starts.shape[0]
-        if m == r:  # every query one run: contiguous, no row moves
-            first_row = by[bounds]
-            seg_pos = rank[np.argsort(first_row)]
-            return None, run_starts, (None if (seg_pos == np.arange(m)).all() else seg_pos), qids
-        if any_order:
-            return by, bounds, (None if (rank == np.arange(m)).all() else rank), qids
-        order, sizes = _in_id_order(by, bounds, rank, n)
-        return order, np.concatenate(([0], np.cumsum(sizes)[:-1])), None, qids
+        return codes, run_starts, r
+    run_starts, _ = runs_of(q)
+    return codes, run_starts, run_starts.shape[0]
+
+
+def _group_rows(q: np.ndarray, codes, run_starts, r: int, any_order: bool):
+    """:func:`group` of shuffled rows: the rows themselves are grouped."""
+    n = q.shape[0]
+    out = None if codes is None else _string_segments(q, codes)
+    if out is None and codes is not None:  # two strings share a code: their own runs
+        run_starts = None
+    if out is None:
+        out = _segments(q)
+    by, bounds, rank, qids = out
+    m = qids.shape[0]
+    if run_starts is None and m * 4 > n:  # could every query be one run?
+        run_starts, _ = runs_of(q)
+        r = run_starts.shape[0]
+    if m == r:  # every query one run: contiguous, no row moves
+        first_row = by[bounds]
+        seg_pos = rank[np.argsort(first_row)]
+        return None, run_starts, (None if (seg_pos == np.arange(m)).all() else seg_pos), qids
+    if any_order:
+        return by, bounds, (None if (rank == np.arange(m)).all() else rank), qids
+    order, sizes = _in_id_order(by, bounds, rank, n)
+    return order, np.concatenate(([0], np.cumsum(sizes)[:-1])), None, qids
+
+
+def _group_runs(q: np.ndarray, run_starts: np.ndarray, r: int):
+    """:func:`group` of long runs: the runs are grouped, then expanded to rows."""
+    n = q.shape[0]
     by, bounds, rank, qids = _segments(q[run_starts])
     m = qids.shape[0]
     if m == r:  # already contiguous: no row moves
