@@ -190,6 +190,8 @@ def test_tie_policies_against_brute_force_over_orderings(data):
     for j, metric in enumerate(ALL):
         assert results["average"][metric][0] == pytest.approx(per_order[:, j].mean(),
                                                               abs=1e-12), metric
+        if "nonmonotone" in parse_metric(metric).info.capabilities:
+            continue  # label orders, not bounds (bpm): test_nonmonotone_metrics_are_declared
         # With gains increasing in the label, worst-first is the minimum.
         assert results["pessimistic"][metric][0] == pytest.approx(
             per_order[:, j].min(), abs=1e-12), metric
@@ -199,6 +201,20 @@ def test_tie_policies_against_brute_force_over_orderings(data):
     expected = evaluate(y[stable_order], s[stable_order], qid=q, metrics=ALL, ties="stable")
     for metric in ALL:
         assert results["stable"][metric][0] == expected.per_query[metric][0]
+
+
+def test_nonmonotone_metrics_are_declared():
+    """bpm is not monotone: a tie order other than worst-first scores lower (so
+    the bound check above rightly leaves it out), as the declaration says."""
+    y, s = np.array([0.0, 3.0, 4.0]), np.zeros(3)
+    orders = list(itertools.permutations(range(3)))
+    values = [evaluate(y[list(p)], s, qid=np.zeros(3, int), metrics=["bpm"],
+                       ties="stable").mean["bpm"] for p in orders]
+    pessimistic = evaluate(y, s, qid=np.zeros(3, int), metrics=["bpm"],
+                           ties="pessimistic").mean["bpm"]
+    assert min(values) < pessimistic
+    declared = {name for name, m in METRICS.items() if "nonmonotone" in m.capabilities}
+    assert declared == {"bpm"}
 
 
 @settings(max_examples=60, deadline=None)

@@ -52,10 +52,10 @@ _COMMON = ("ties", "empty", "convention")
 _GRADED = ("depth", "min_rel", "max_rel", "residual")
 
 
-def _declare(name, summary, params, aliases=()):
+def _declare(name, summary, params, aliases=(), extra=()):
     binary = "threshold" in params
     return Metric(name, summary, params=(*params, *_COMMON),
-                  capabilities={"binary" if binary else "graded", "bounded"},
+                  capabilities={"binary" if binary else "graded", "bounded", *extra},
                   kernel=cwl_kernel(name), aliases=aliases)
 
 
@@ -319,8 +319,9 @@ def insq_score(y_true, y_score, *, qid=None, depth=1000, target=1, min_rel=0, ma
     """
 
 
+# A relevant document read early can end the reading sooner and lower the mean gain.
 BPM = _declare("bpm", "bejewelled player model (Zhang et al.; C/W/L)",
-               ("depth", "target", "min_rel", "max_rel", "residual"))
+               ("depth", "target", "min_rel", "max_rel", "residual"), extra=("nonmonotone",))
 
 
 @metric_function(BPM)
@@ -338,7 +339,11 @@ def bpm_score(y_true, y_score, *, qid=None, depth=1000, target=1, min_rel=0, max
     The user reads ranks 1..m, m the first rank where the gain collected
     reaches T or m = k (C_i = 1 while sum_{j<=i} g_j < T, else 0); the value
     is the mean gain of those m documents, k = ``depth``. Spec:
-    ``"bpm(max_rel=3, depth=10)"``.
+    ``"bpm(max_rel=3, depth=10)"``. A more relevant document moved up can
+    lower the value (it may end the reading with fewer gains averaged), so
+    ``ties="pessimistic"`` and ``"optimistic"`` put the least / most
+    relevant tied documents first but are not the bounds of the value over
+    the tie orderings; ``"average"`` is its exact mean over them.
 
     Examples
     --------

@@ -43,6 +43,8 @@ CAPABILITIES = {
     "graded": "labels are grades: gains or stop probabilities, labels >= 0",
     "judgments": "needs judged non-relevant documents (TREC: unjudged ones are skipped)",
     "cutoff": "takes a cut-off k",
+    "nonmonotone": ("moving a more relevant document up can lower the value, so "
+                    "ties='pessimistic' / 'optimistic' order labels but are not bounds"),
 }
 
 

@@ -129,7 +129,8 @@ ties : {'average', 'stable', 'pessimistic', 'optimistic'}, default=None
     2008), as :func:`sklearn.metrics.ndcg_score`; a tie group straddling the
     cut-off counts in proportion. ``'stable'`` keeps input order within a
     query (LightGBM, XGBoost). ``'pessimistic'`` / ``'optimistic'`` put the
-    least / most relevant tied documents first (bounds on the metric)."""),
+    least / most relevant tied documents first (bounds on the metric, except
+    for ``bpm``, which is not monotone in the order)."""),
     Param("empty", "zero", (StrOptions(EMPTY), None), """\
 empty : {'zero', 'one', 'skip', 'nan', 'raise'}, default=None
     Value of a query without relevant documents (no positive gain, or no
