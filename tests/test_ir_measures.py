@@ -52,6 +52,14 @@ MEASURES = [
     ("ERR@5", 5.01e-6), ("ERR@20", 5.01e-6), ("nDCG(dcg='exp-log2')@5", 5.01e-6),
     ("nDCG(dcg='exp-log2')@10", 5.01e-6),
 ]
+# On the trec_eval engine (trec_eval's definitions, IPrec with 9.0.8's cut rank).
+ENGINE_MEASURES = [
+    "infAP", "infAP(rel=2)", "IPrec@0.5", "IPrec@0.2", "IPrec@0.7", "IPrec@0.0", "IPrec@1.0",
+    "IPrec(rel=2)@0.3", "IPrec(judged_only=True)@0.6", "IPrec@0.555", "NumRet",
+    "NumRet(rel=2)", "NumRelRet", "NumRel", "NumQ", "SetAP", "SetAP(rel=2)",
+    "SetAP(judged_only=True)", "SetP(relative=True)", "SetRelP", "SetP(rel=2,relative=True)",
+    "SetF(beta=2.0)", "SetF(rel=2,beta=0.5)", "SetF(beta=3.0,judged_only=True)",
+]
 # Providers that break score ties by increasing docno (MS MARCO, judged): tie-free runs.
 UNTIED_MEASURES = [("RR@3", 1e-12), ("RR(rel=2)@10", 1e-12), ("Judged@5", 1e-12),
                    ("Judged@1", 1e-12), ("Judged", 1e-12)]
@@ -94,7 +102,8 @@ def reference(measure: str, qrels: dict, run: dict) -> dict:
 
 def ours(measure: str, qrels: dict, run: dict) -> dict:
     ev = evaluate_run(qrels, run, [measure], complete=True)
-    return dict(zip(ev.qids.tolist(), ev.per_query[measure].tolist(), strict=True))
+    key = str(ev.metrics[0])  # an alias (SetRelP) under ir_measures' str()
+    return dict(zip(ev.qids.tolist(), ev.per_query[key].tolist(), strict=True))
 
 
 def _compare(measure, tol, qrels, run):
@@ -119,6 +128,34 @@ def test_per_query_equals_ir_measures(measure, tol, seed):
         pytest.importorskip("cwl")
     qrels, run = collection(seed)
     assert _compare(measure, tol, qrels, run) == len(qrels)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("measure", ENGINE_MEASURES)
+def test_engine_measures_equal_ir_measures(measure, seed):
+    qrels, run = collection(seed)
+    assert _compare(measure, 0.0, qrels, run) == len(qrels)
+    # and the aggregate: a mean, or a sum for the counts (ir_measures' SumAgg)
+    want = ir_measures.calc_aggregate([ir_measures.parse_measure(measure)], qrels, run)
+    got = evaluate_run(qrels, run, [measure], complete=True)
+    assert got.mean[str(got.metrics[0])] == pytest.approx(float(next(iter(want.values()))),
+                                                          rel=1e-12, abs=1e-12)
+
+
+def test_iprec_uses_9_0_8_cut_rank_not_10_0():
+    """IR_MEASURES.md §12.3: R = 3, IPrec@0.8 cuts at (long)(2.4 + 0.9) = 3
+    (ir_measures 0.5), trec_eval 10.0's iprec_at_recall.0.8 at lround(2.4) = 2."""
+    qrels = {"1": {"a": 1, "b": 1, "c": 1, "n1": 0, "n2": 0, "n3": 0}}
+    run = {"1": {"a": 6.0, "n1": 5.0, "b": 4.0, "n2": 3.0, "n3": 2.0, "c": 1.0}}
+    assert reference("IPrec@0.8", qrels, run) == ours("IPrec@0.8", qrels, run) == {"1": 0.5}
+    ev = evaluate_run(qrels, run, ["IPrec@0.8", "iprec_at_recall.0.8"])
+    assert ev.per_query["iprec_at_recall_0.80"][0] == pytest.approx(2 / 3)
+
+
+def test_engine_names_refused_on_flat_rows():
+    for name in ("IPrec@0.5", "NumQ", "infAP", "SetP(relative=True)", "SetF(beta=2.0)"):
+        with pytest.raises(ValueError, match="evaluate_run"):
+            evaluate([1, 0], [0.5, 0.2], metrics=[name])
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -180,6 +217,29 @@ def test_command_line_prints_ir_measures_values(tmp_path):
         assert set(got) == set(want)
         for qid in want:
             assert got[qid] == pytest.approx(want[qid], abs=5.01e-6 if name == "ERR@10" else 1e-9)
+
+
+def test_command_line_prints_engine_measures(tmp_path):
+    qrels, run = collection(5)
+    qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
+    qrels_path.write_text("".join(f"{q} 0 {d} {lv}\n" for q, docs in qrels.items()
+                                  for d, lv in docs.items()))
+    run_path.write_text("".join(f"{q} Q0 {d} {i} {s!r} r\n" for q, docs in run.items()
+                                for i, (d, s) in enumerate(docs.items())))
+    names = ["infAP(rel=2)", "IPrec@0.3", "NumRet", "NumRelRet", "NumRel", "NumQ", "SetAP",
+             "SetP(relative=True)", "SetF(beta=2.0)", "nDCG@10"]
+    args = [arg for name in names for arg in ("-m", name)]
+    proc = subprocess.run([sys.executable, "-m", "sklearn_rank", "evaluate", str(qrels_path),
+                           str(run_path), *args, "-c", "-q", "--format", "json"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    printed = next(iter(json.loads(proc.stdout)["runs"].values()))
+    for name in names:
+        label = str(ir_measures.parse_measure(name))  # NumRelRet prints NumRet(rel=1)
+        want = reference(name, qrels, run)
+        assert printed["per_query"][label] == pytest.approx(want, abs=1e-12), name
+        agg = ir_measures.calc_aggregate([ir_measures.parse_measure(name)], qrels, run)
+        assert printed["mean"][label] == pytest.approx(float(next(iter(agg.values()))))
 
 
 # -- spellings ------------------------------------------------------------------------
