@@ -355,8 +355,24 @@ def test_evaluate_run_mixes_registry_and_trec_eval_names():
                                            "utility.2,-1,0,0"])
     assert ev.to_dict()["num_ret"] == want.summary["num_ret"]  # a sum, as trec_eval's
     assert "infAP" in repr(ev)
+    safe = ev.to_dict(names="safe")
+    assert safe["iprec_at_recall_0_50"] == want.summary["iprec_at_recall_0.50"]
+    assert safe["utility_2_minus1_0_0"] == want.summary["utility_2,-1,0,0"]
+    assert len(safe) == len(ev.mean)
     if importlib.util.find_spec("pandas"):
         assert list(ev.to_frame().columns) == list(ev.mean)
+
+
+def test_compare_takes_trec_eval_engine_measures():
+    from sklearn_rank.stats import compare
+    from sklearn_rank.trec import evaluate_run
+
+    qrels, run = _collection(4, 8)
+    other = {q: {d: -s for d, s in docs.items()} for q, docs in run.items()}
+    names = ["infAP", "num_rel_ret", "map"]
+    report = compare({"a": evaluate_run(qrels, run, names),
+                      "b": evaluate_run(qrels, other, names)}, baseline="a")
+    assert report.metrics == names
 
 
 @pytest.mark.parametrize("name", ["runid", "relstring", "relstring.5"])

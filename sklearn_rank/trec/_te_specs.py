@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,11 +49,22 @@ class TrecMeasure:
     key: str
     summary: str = "mean"
     judged_only: bool = False
+    irm: bool = False  # an ir_measures name
     k = None  # no cut-off family (plots)
     label = None
 
     def __str__(self) -> str:
         return self.key
+
+    @property
+    def safe_name(self) -> str:
+        """The key in lower-case letters, digits and underscores
+        (``iprec_at_recall_0_50``, ``utility_2_minus1_0_0``; ir_measures'
+        names prefixed ``irm_``: ``irm_iprec_at_0_5``), for
+        :meth:`Evaluation.to_dict(names="safe") <sklearn_rank.metrics.Evaluation.to_dict>`."""
+        text = self.key.replace("@", "_at_").replace("-", "minus").lower()
+        text = "_".join(part for part in re.split(r"[^a-z0-9]+", text) if part)
+        return ("irm_" + text) if self.irm else text
 
 
 @dataclass(frozen=True)
@@ -191,5 +203,5 @@ def _irm(found: tuple, data, level: int, keep: np.ndarray):
         values = st.set_f(c, Params(repr(params["beta"]), (params["beta"],)))[0][1]
     values = np.where(data.missing, 0.0, values)[keep]
     empty = int((c.num_rel[keep] == 0).sum()) if how == "mean" else 0
-    return TrecMeasure(label, how, bool(params.get("judged_only"))), values, \
+    return TrecMeasure(label, how, bool(params.get("judged_only")), True), values, \
         _summary(how, values), empty
