@@ -142,6 +142,58 @@ def test_engine_measures_equal_ir_measures(measure, seed):
                                                           rel=1e-12, abs=1e-12)
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("measure", ["Compat", "Compat(p=0.8)", "Compat(normalize=False)",
+                                     "Compat(p=0.5,normalize=False)"])
+def test_compat_equals_ir_measures_without_ties(measure, seed):
+    # ir_measures' compat breaks score ties by increasing docno (here: trec_eval's order)
+    qrels, run = collection(seed, tied=False)
+    assert _compare(measure, 1e-12, qrels, run) == len(qrels)
+
+
+def _accuracy_brute_force(levels: dict, scores: dict, cutoff, rel) -> float:
+    ranked = sorted(scores, key=lambda d: (scores[d], d), reverse=True)[:cutoff]
+    relevant = [d for d in ranked if levels.get(d, 0) >= rel]
+    nonrel = [d for d in ranked if levels.get(d, 0) < rel]
+    if not relevant or not nonrel:
+        return math.nan
+    right = sum(ranked.index(r) < ranked.index(n) for r in relevant for n in nonrel)
+    return right / (len(relevant) * len(nonrel))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("measure, cutoff, rel", [("Accuracy", None, 1), ("Accuracy@5", 5, 1),
+                                                  ("Accuracy(rel=2)@10", 10, 2)])
+def test_accuracy_equals_ir_measures_and_pair_counts(measure, cutoff, rel, seed):
+    """Accuracy: the fraction of (relevant, non-relevant) pairs in the top k in
+    the right order; no value (NaN, out of the mean) without such a pair
+    (ir_measures: no value without a relevant document, ZeroDivisionError
+    without a non-relevant one)."""
+    qrels, run = collection(seed, tied=False)
+    ev = evaluate_run(qrels, run, [measure], complete=True)
+    got = dict(zip(ev.qids.tolist(), ev.per_query[measure].tolist(), strict=True))
+    for qid in qrels:
+        want = _accuracy_brute_force(qrels[qid], run.get(qid, {}), cutoff, rel)
+        assert got[qid] == pytest.approx(want, nan_ok=True, abs=1e-12), qid
+        one = ({qid: qrels[qid]}, {qid: run[qid]}) if qid in run else None
+        if one is not None and not math.isnan(want):
+            assert reference(measure, *one) == pytest.approx({qid: want}, abs=1e-12)
+    counted = [v for v in got.values() if not math.isnan(v)]
+    assert ev.mean[measure] == pytest.approx(sum(counted) / len(counted), abs=1e-12)
+    assert ev.n_empty[measure] == len(got) - len(counted)
+
+
+def test_compat_and_accuracy_break_ties_as_trec_eval():
+    qrels, run = {"1": {"a": 1, "b": 0}}, {"1": {"b": 1.0, "a": 1.0}}
+    # ir_measures: a before b (increasing docno) for Compat, input order for Accuracy
+    assert reference("Compat", qrels, run) == {"1": 1.0}
+    assert reference("Accuracy", qrels, run) == {"1": 0.0}
+    # b first: overlap 0 at rank 1, 1 of 2 at rank 2 (weight 0.95), over the
+    # ideal's own (1 + 0.95 / 2)
+    assert ours("Compat", qrels, run) == {"1": pytest.approx((0.95 / 2) / (1 + 0.95 / 2))}
+    assert ours("Accuracy", qrels, run) == {"1": 0.0}
+
+
 def test_iprec_uses_9_0_8_cut_rank_not_10_0():
     """IR_MEASURES.md §12.3: R = 3, IPrec@0.8 cuts at (long)(2.4 + 0.9) = 3
     (ir_measures 0.5), trec_eval 10.0's iprec_at_recall.0.8 at lround(2.4) = 2."""
@@ -153,7 +205,8 @@ def test_iprec_uses_9_0_8_cut_rank_not_10_0():
 
 
 def test_engine_names_refused_on_flat_rows():
-    for name in ("IPrec@0.5", "NumQ", "infAP", "SetP(relative=True)", "SetF(beta=2.0)"):
+    for name in ("IPrec@0.5", "NumQ", "infAP", "SetP(relative=True)", "SetF(beta=2.0)",
+                 "Compat", "Accuracy@5"):
         with pytest.raises(ValueError, match="evaluate_run"):
             evaluate([1, 0], [0.5, 0.2], metrics=[name])
 

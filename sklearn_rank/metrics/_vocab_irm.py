@@ -276,7 +276,8 @@ def _options(name: str, params: dict) -> dict:
 def is_engine(name: str, params: dict) -> bool:
     """Whether ir_measures' ``name`` with ``params`` is computed by the
     trec_eval engine (:mod:`sklearn_rank.trec._te_specs`), not the registry."""
-    return (name in ENGINE or (name == "SetP" and params.get("relative", False))
+    return (name in ENGINE or name in ("Compat", "Accuracy")
+            or (name == "SetP" and params.get("relative", False))
             or (name == "SetF" and params.get("beta", 1.0) != 1.0))
 
 
@@ -298,10 +299,10 @@ def irm_spec(node: ast.expr, spec: str, build: Callable) -> tuple[str, dict, str
     name, params = _read(node, spec)
     _check(name, params, spec)
     if is_engine(name, params):
-        family = ENGINE.get(name) or ("set_relative_P" if name == "SetP" else "set_F.beta")
-        _refuse(name, f"it is trec_eval's {family} with ir_measures' conventions, computed "
-                      "from qrels and a run: sklearn_rank.trec.evaluate_run(qrels, run, "
+        family = ENGINE.get(name) or {"SetP": "set_relative_P", "SetF": "set_F.beta"}.get(name)
+        what = (f"it is trec_eval's {family} with ir_measures' conventions"
+                if family else "it compares the run with the qrels' ideal ranking")
+        _refuse(name, f"{what}, computed from qrels and a run: "
+                      "sklearn_rank.trec.evaluate_run(qrels, run, "
                       f"[{irm_label(name, params)!r}]) or sklearn-rank evaluate give it.")
-    if name in ("Compat", "Accuracy"):
-        _refuse(name, "not available in sklearn_rank yet.")
     return _REGISTRY_NAME[name], _options(name, params), irm_label(name, params)

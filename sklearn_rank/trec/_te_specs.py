@@ -128,7 +128,9 @@ def evaluate_engine(items: list, qrels, run, qids: np.ndarray | None, *, relevan
         raise AssertionError("evaluate_run: the engine's queries differ from the registry's")
     out = []
     for item in items:
-        if item.irm is not None:
+        if item.irm is not None and item.irm[0] in ("Compat", "Accuracy"):
+            out.append([_pairs(item.irm, qrels, run, names, judged_only)])
+        elif item.irm is not None:
             out.append([_irm(item.irm, get(judged_only or item.irm[1].get("judged_only")
                                            or False), level, keep)])
         else:
@@ -175,6 +177,21 @@ def _trec(text: str, data, level: int, keep: np.ndarray, complete: bool) -> list
         n = int(keep.sum())
         out.insert(0, (TrecMeasure("num_q", "sum"), np.ones(n), float(n), 0))
     return out
+
+
+def _pairs(found: tuple, qrels, run, qids, judged_only: bool):
+    """ir_measures' Compat (a mean, 0 for a query the run lacks) or Accuracy
+    (the mean of the queries that have a value; see :mod:`._te_irm`)."""
+    from ._te_irm import accuracy, compat
+
+    name, params, label = found
+    if name == "Compat":
+        values = compat(qrels, run, qids, params["p"], params["normalize"], judged_only)
+        return TrecMeasure(label, "mean", False, True), values, _summary("mean", values), 0
+    values = accuracy(qrels, run, qids, params["cutoff"], params["rel"], judged_only)
+    counted = values[~np.isnan(values)]
+    return (TrecMeasure(label, "mean", False, True), values, _summary("mean", counted),
+            int(values.shape[0] - counted.shape[0]))
 
 
 def _irm(found: tuple, data, level: int, keep: np.ndarray):
