@@ -363,6 +363,20 @@ def test_evaluate_run_mixes_registry_and_trec_eval_names():
         assert list(ev.to_frame().columns) == list(ev.mean)
 
 
+def test_evaluate_run_reads_trec_eval_parameters_the_registry_does_not():
+    from sklearn_rank.trec import evaluate_run
+
+    qrels, run = _collection(5, 6)
+    names = ["ndcg.1=3,2=9", "ndcg_cut.10,20,23.4", "set_F.0.5", "rbp.p=0.8"]
+    ev = evaluate_run(qrels, run, names)
+    want = trec_eval(qrels, run, names)
+    assert list(ev.mean) == list(want.summary)  # ndcg_1=3,2=9, ndcg_cut_10, ..., rbp_p=0.8
+    for key, values in want.per_query.items():
+        np.testing.assert_array_equal(ev.per_query[key], values)
+    with pytest.raises(ValueError, match="cut-off k must be >= 1"):  # the registry's error
+        evaluate_run(qrels, run, ["P.0"])
+
+
 def test_compare_takes_trec_eval_engine_measures():
     from sklearn_rank.stats import compare
     from sklearn_rank.trec import evaluate_run

@@ -84,13 +84,15 @@ def engine_item(metric) -> _Item | None:
     if not isinstance(metric, str):
         return None
     text = metric.strip()
+    if len(text) > 2000 or not text.isascii():
+        return None  # the registry's parser refuses it, saying why
     family = text.partition(".")[0]
     if family not in MEASURES and family not in NICKNAMES:
         # ir_measures' names (infAP(rel=2), IPrec@0.5, NumQ, ...); a bare
         # trec_eval family name (infAP) is trec_eval's, which honours -l
         try:
             found = irm_engine(ast.parse(text, mode="eval").body, text)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None  # the registry's parser says why
         return None if found is None else _Item(text, found)
     from ..metrics._spec import parse_specs
@@ -99,12 +101,25 @@ def engine_item(metric) -> _Item | None:
         parse_specs([text])
         return None  # the registry computes it under this name (P.10, map, ...)
     except ValueError:
-        pass
+        # a registry family with whole-number cut-offs (P.0, P.99999...):
+        # the registry's error says what is wrong with them
+        if re.fullmatch(r"[0-9,]+", text.partition(".")[2]) and _registry_knows(family):
+            return None
     if family in _STRINGS:
         raise ValueError(f"trec_eval's {family!r} is a string, not a number: "
                          f"sklearn_rank.trec.trec_eval(qrels, run, [{text!r}]) prints it.")
     parse_measures([text])  # trec_eval's grammar errors
     return _Item(text)
+
+
+def _registry_knows(family: str) -> bool:
+    from ..metrics._spec import parse_specs
+
+    try:
+        parse_specs([family])
+        return True
+    except ValueError:
+        return False
 
 
 def evaluate_engine(items: list, qrels, run, qids: np.ndarray | None, *, relevance_level,
