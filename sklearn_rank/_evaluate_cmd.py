@@ -172,12 +172,16 @@ def _labels(specs, options) -> dict[str, str]:
     to the first spec that has it, and never to a spec when it is another
     spec's key, so no two results share a label.
     """
+    from .metrics import MetricSpec
     from .metrics._spec import expand_metrics
     from .metrics._vocab_trec import trec_name
 
     keys = [str(spec) for spec in specs]
     labels: dict[str, str] = {}
     for spec, key in zip(specs, keys, strict=True):
+        if not isinstance(spec, MetricSpec):  # a trec_eval-engine measure: its own name
+            labels[key] = key
+            continue
         name = trec_name(spec, options)
         exact = name is not None and (
             (target := expand_metrics([name])[0]).name == spec.name and target.k == spec.k
@@ -193,14 +197,20 @@ def _measures(args) -> list:
     from .metrics._plan import Plan
     from .metrics._spec import expand_metrics
     from .trec._evaluate import DEFAULT_MEASURES
+    from .trec._te_specs import engine_item
 
     if not args.measures:
         return list(DEFAULT_MEASURES)
+    registry = []
     for typed, spec in args.measures_typed:
         with option((typed, spec)):
-            expand_metrics([spec])
+            if engine_item(spec) is None:  # else the trec_eval engine computes it
+                expand_metrics([spec])
+                registry.append(spec)
+    if not registry:
+        return args.measures
     with option((args.measures_typed[0][0], None)):
-        specs = expand_metrics(args.measures)
+        specs = expand_metrics(registry)
         options = _trec_options(args)  # as evaluate_run sets them
         if not any("threshold" in s.info.params for s in specs):
             del options["threshold"]

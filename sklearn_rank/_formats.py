@@ -27,7 +27,11 @@ def trec(names, results, labels, per_query) -> str:
     for name, evaluation in zip(names, results, strict=True):
         if len(results) > 1:
             lines.append(f"{'runid':<22}\tall\t{name}")
-        lines += [f"{label:<22}\t{qid}\t{value:.4f}"
+        # counts (num_ret, NumQ, ...: trec_eval-engine sums) print as integers
+        counts = {labels[str(m)] for m in evaluation.metrics
+                  if getattr(m, "summary", None) == "sum" and str(m) in labels}
+        lines += [f"{label:<22}\t{qid}\t{int(value)}" if label in counts
+                  else f"{label:<22}\t{qid}\t{value:.4f}"
                   for label, qid, value in _rows(evaluation, labels, per_query)]
     return "\n".join(lines) + "\n"
 

@@ -52,6 +52,14 @@ MEASURES = [
     ("ERR@5", 5.01e-6), ("ERR@20", 5.01e-6), ("nDCG(dcg='exp-log2')@5", 5.01e-6),
     ("nDCG(dcg='exp-log2')@10", 5.01e-6),
 ]
+# On the trec_eval engine (trec_eval's definitions, IPrec with 9.0.8's cut rank).
+ENGINE_MEASURES = [
+    "infAP", "infAP(rel=2)", "IPrec@0.5", "IPrec@0.2", "IPrec@0.7", "IPrec@0.0", "IPrec@1.0",
+    "IPrec(rel=2)@0.3", "IPrec(judged_only=True)@0.6", "IPrec@0.555", "NumRet",
+    "NumRet(rel=2)", "NumRelRet", "NumRel", "NumQ", "SetAP", "SetAP(rel=2)",
+    "SetAP(judged_only=True)", "SetP(relative=True)", "SetRelP", "SetP(rel=2,relative=True)",
+    "SetF(beta=2.0)", "SetF(rel=2,beta=0.5)", "SetF(beta=3.0,judged_only=True)",
+]
 # Providers that break score ties by increasing docno (MS MARCO, judged): tie-free runs.
 UNTIED_MEASURES = [("RR@3", 1e-12), ("RR(rel=2)@10", 1e-12), ("Judged@5", 1e-12),
                    ("Judged@1", 1e-12), ("Judged", 1e-12)]
@@ -94,7 +102,8 @@ def reference(measure: str, qrels: dict, run: dict) -> dict:
 
 def ours(measure: str, qrels: dict, run: dict) -> dict:
     ev = evaluate_run(qrels, run, [measure], complete=True)
-    return dict(zip(ev.qids.tolist(), ev.per_query[measure].tolist(), strict=True))
+    key = str(ev.metrics[0])  # an alias (SetRelP) under ir_measures' str()
+    return dict(zip(ev.qids.tolist(), ev.per_query[key].tolist(), strict=True))
 
 
 def _compare(measure, tol, qrels, run):
@@ -119,6 +128,87 @@ def test_per_query_equals_ir_measures(measure, tol, seed):
         pytest.importorskip("cwl")
     qrels, run = collection(seed)
     assert _compare(measure, tol, qrels, run) == len(qrels)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("measure", ENGINE_MEASURES)
+def test_engine_measures_equal_ir_measures(measure, seed):
+    qrels, run = collection(seed)
+    assert _compare(measure, 0.0, qrels, run) == len(qrels)
+    # and the aggregate: a mean, or a sum for the counts (ir_measures' SumAgg)
+    want = ir_measures.calc_aggregate([ir_measures.parse_measure(measure)], qrels, run)
+    got = evaluate_run(qrels, run, [measure], complete=True)
+    assert got.mean[str(got.metrics[0])] == pytest.approx(float(next(iter(want.values()))),
+                                                          rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("measure", ["Compat", "Compat(p=0.8)", "Compat(normalize=False)",
+                                     "Compat(p=0.5,normalize=False)"])
+def test_compat_equals_ir_measures_without_ties(measure, seed):
+    # ir_measures' compat breaks score ties by increasing docno (here: trec_eval's order)
+    qrels, run = collection(seed, tied=False)
+    assert _compare(measure, 1e-12, qrels, run) == len(qrels)
+
+
+def _accuracy_brute_force(levels: dict, scores: dict, cutoff, rel) -> float:
+    ranked = sorted(scores, key=lambda d: (scores[d], d), reverse=True)[:cutoff]
+    relevant = [d for d in ranked if levels.get(d, 0) >= rel]
+    nonrel = [d for d in ranked if levels.get(d, 0) < rel]
+    if not relevant or not nonrel:
+        return math.nan
+    right = sum(ranked.index(r) < ranked.index(n) for r in relevant for n in nonrel)
+    return right / (len(relevant) * len(nonrel))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("measure, cutoff, rel", [("Accuracy", None, 1), ("Accuracy@5", 5, 1),
+                                                  ("Accuracy(rel=2)@10", 10, 2)])
+def test_accuracy_equals_ir_measures_and_pair_counts(measure, cutoff, rel, seed):
+    """Accuracy: the fraction of (relevant, non-relevant) pairs in the top k in
+    the right order; no value (NaN, out of the mean) without such a pair
+    (ir_measures: no value without a relevant document, ZeroDivisionError
+    without a non-relevant one)."""
+    qrels, run = collection(seed, tied=False)
+    ev = evaluate_run(qrels, run, [measure], complete=True)
+    got = dict(zip(ev.qids.tolist(), ev.per_query[measure].tolist(), strict=True))
+    for qid in qrels:
+        want = _accuracy_brute_force(qrels[qid], run.get(qid, {}), cutoff, rel)
+        assert got[qid] == pytest.approx(want, nan_ok=True, abs=1e-12), qid
+        one = ({qid: qrels[qid]}, {qid: run[qid]}) if qid in run else None
+        if one is not None and not math.isnan(want):
+            assert reference(measure, *one) == pytest.approx({qid: want}, abs=1e-12)
+    counted = [v for v in got.values() if not math.isnan(v)]
+    assert ev.mean[measure] == pytest.approx(sum(counted) / len(counted), abs=1e-12)
+    assert ev.n_empty[measure] == len(got) - len(counted)
+
+
+def test_compat_and_accuracy_break_ties_as_trec_eval():
+    qrels, run = {"1": {"a": 1, "b": 0}}, {"1": {"b": 1.0, "a": 1.0}}
+    # ir_measures: a before b (increasing docno) for Compat, input order for Accuracy
+    assert reference("Compat", qrels, run) == {"1": 1.0}
+    assert reference("Accuracy", qrels, run) == {"1": 0.0}
+    # b first: overlap 0 at rank 1, 1 of 2 at rank 2 (weight 0.95), over the
+    # ideal's own (1 + 0.95 / 2)
+    assert ours("Compat", qrels, run) == {"1": pytest.approx((0.95 / 2) / (1 + 0.95 / 2))}
+    assert ours("Accuracy", qrels, run) == {"1": 0.0}
+
+
+def test_iprec_uses_9_0_8_cut_rank_not_10_0():
+    """IR_MEASURES.md §12.3: R = 3, IPrec@0.8 cuts at (long)(2.4 + 0.9) = 3
+    (ir_measures 0.5), trec_eval 10.0's iprec_at_recall.0.8 at lround(2.4) = 2."""
+    qrels = {"1": {"a": 1, "b": 1, "c": 1, "n1": 0, "n2": 0, "n3": 0}}
+    run = {"1": {"a": 6.0, "n1": 5.0, "b": 4.0, "n2": 3.0, "n3": 2.0, "c": 1.0}}
+    assert reference("IPrec@0.8", qrels, run) == ours("IPrec@0.8", qrels, run) == {"1": 0.5}
+    ev = evaluate_run(qrels, run, ["IPrec@0.8", "iprec_at_recall.0.8"])
+    assert ev.per_query["iprec_at_recall_0.80"][0] == pytest.approx(2 / 3)
+
+
+def test_engine_names_refused_on_flat_rows():
+    for name in ("IPrec@0.5", "NumQ", "infAP", "SetP(relative=True)", "SetF(beta=2.0)",
+                 "Compat", "Accuracy@5"):
+        with pytest.raises(ValueError, match="evaluate_run"):
+            evaluate([1, 0], [0.5, 0.2], metrics=[name])
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -180,6 +270,29 @@ def test_command_line_prints_ir_measures_values(tmp_path):
         assert set(got) == set(want)
         for qid in want:
             assert got[qid] == pytest.approx(want[qid], abs=5.01e-6 if name == "ERR@10" else 1e-9)
+
+
+def test_command_line_prints_engine_measures(tmp_path):
+    qrels, run = collection(5)
+    qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
+    qrels_path.write_text("".join(f"{q} 0 {d} {lv}\n" for q, docs in qrels.items()
+                                  for d, lv in docs.items()))
+    run_path.write_text("".join(f"{q} Q0 {d} {i} {s!r} r\n" for q, docs in run.items()
+                                for i, (d, s) in enumerate(docs.items())))
+    names = ["infAP(rel=2)", "IPrec@0.3", "NumRet", "NumRelRet", "NumRel", "NumQ", "SetAP",
+             "SetP(relative=True)", "SetF(beta=2.0)", "nDCG@10"]
+    args = [arg for name in names for arg in ("-m", name)]
+    proc = subprocess.run([sys.executable, "-m", "sklearn_rank", "evaluate", str(qrels_path),
+                           str(run_path), *args, "-c", "-q", "--format", "json"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    printed = next(iter(json.loads(proc.stdout)["runs"].values()))
+    for name in names:
+        label = str(ir_measures.parse_measure(name))  # NumRelRet prints NumRet(rel=1)
+        want = reference(name, qrels, run)
+        assert printed["per_query"][label] == pytest.approx(want, abs=1e-12), name
+        agg = ir_measures.calc_aggregate([ir_measures.parse_measure(name)], qrels, run)
+        assert printed["mean"][label] == pytest.approx(float(next(iter(agg.values()))))
 
 
 # -- spellings ------------------------------------------------------------------------

@@ -13,6 +13,7 @@ are in ``benchmarks/trec_eval_parity.py`` (the binary is not shipped).
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import subprocess
 import sys
@@ -307,11 +308,93 @@ def test_cut_offs_printed_alike_both_print():
         [f"{'iprec_at_recall_0.33':<22}", qid] for qid in ("q0", "q0", "q1", "q1", "all", "all")]
 
 
-def test_evaluate_run_points_to_trec_eval_for_its_own_measures():
+@pytest.mark.parametrize("complete", [True, False])
+@pytest.mark.parametrize("flags", [{}, {"judged_only": True}, {"relevance_level": 2}])
+def test_evaluate_run_computes_every_trec_eval_measure(complete, flags):
+    """evaluate_run(..., ["all_trec"]) holds trec_eval's values under its
+    printed names. Without complete, a judged query the run lacks is left out,
+    as trec_eval leaves out a query absent from the qrels: the values equal
+    trec_eval's on the qrels without it."""
     from sklearn_rank.trec import evaluate_run
 
-    with pytest.raises(ValueError, match=r"trec_eval\(qrels, run, \['infAP'\]\)"):
-        evaluate_run({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["map", "infAP"])
+    qrels, run = _collection(7, 14)
+    del run["q5"], run["q9"]  # judged, not retrieved
+    ev = evaluate_run(qrels, run, ["all_trec"], complete=complete, **flags)
+    if complete:
+        want = trec_eval(qrels, run, "all_trec", complete=True, **flags)
+    else:
+        want = trec_eval({q: v for q, v in qrels.items() if q in run}, run, "all_trec",
+                         **flags)
+    assert ev.qids.tolist() == want.qids
+    skipped = {"relstring", "gm_map", "gm_bpref"}  # a string; logs per query (below)
+    assert list(ev.mean) == [k for k in want.summary if k != "runid"]
+    for key, value in want.summary.items():
+        if key != "runid":
+            assert np.array_equal(ev.mean[key], value, equal_nan=True), key  # the same double
+    for key, values in want.per_query.items():
+        if key not in skipped:
+            np.testing.assert_array_equal(ev.per_query[key], values.astype(float),
+                                          err_msg=key)  # NaN (0/0, -J) equal to NaN
+    for key, base in (("gm_map", "map"), ("gm_bpref", "bpref")):
+        np.testing.assert_array_equal(ev.per_query[key], want.per_query[base])
+    np.testing.assert_array_equal(ev.per_query["num_q"], 1.0)
+
+
+def test_evaluate_run_mixes_registry_and_trec_eval_names():
+    from sklearn_rank.trec import evaluate_run
+
+    qrels, run = _collection(3, 6)
+    ev = evaluate_run(qrels, run, ["P.10", "infAP", "map", "official", "utility.2,-1,0,0"])
+    alone = evaluate_run(qrels, run, ["P.10", "map"])
+    want = trec_eval(qrels, run, ["official", "infAP", "utility.2,-1,0,0"])
+    assert list(ev.mean)[:4] == ["p@10", "infAP", "map", "num_q"]  # registry keys unchanged
+    assert ev.mean["P.10"] == alone.mean["P.10"] and ev.mean["map"] == alone.mean["map"]
+    for key in ("infAP", "num_rel_ret", "P_10", "iprec_at_recall_0.50", "utility_2,-1,0,0"):
+        assert ev.mean[key] == want.summary[key], key
+    assert ev == evaluate_run(qrels, run, ["P.10", "infAP", "map", "official",
+                                           "utility.2,-1,0,0"])
+    assert ev.to_dict()["num_ret"] == want.summary["num_ret"]  # a sum, as trec_eval's
+    assert "infAP" in repr(ev)
+    safe = ev.to_dict(names="safe")
+    assert safe["iprec_at_recall_0_50"] == want.summary["iprec_at_recall_0.50"]
+    assert safe["utility_2_minus1_0_0"] == want.summary["utility_2,-1,0,0"]
+    assert len(safe) == len(ev.mean)
+    if importlib.util.find_spec("pandas"):
+        assert list(ev.to_frame().columns) == list(ev.mean)
+
+
+def test_evaluate_run_reads_trec_eval_parameters_the_registry_does_not():
+    from sklearn_rank.trec import evaluate_run
+
+    qrels, run = _collection(5, 6)
+    names = ["ndcg.1=3,2=9", "ndcg_cut.10,20,23.4", "set_F.0.5", "rbp.p=0.8"]
+    ev = evaluate_run(qrels, run, names)
+    want = trec_eval(qrels, run, names)
+    assert list(ev.mean) == list(want.summary)  # ndcg_1=3,2=9, ndcg_cut_10, ..., rbp_p=0.8
+    for key, values in want.per_query.items():
+        np.testing.assert_array_equal(ev.per_query[key], values)
+    with pytest.raises(ValueError, match="cut-off k must be >= 1"):  # the registry's error
+        evaluate_run(qrels, run, ["P.0"])
+
+
+def test_compare_takes_trec_eval_engine_measures():
+    from sklearn_rank.stats import compare
+    from sklearn_rank.trec import evaluate_run
+
+    qrels, run = _collection(4, 8)
+    other = {q: {d: -s for d, s in docs.items()} for q, docs in run.items()}
+    names = ["infAP", "num_rel_ret", "map"]
+    report = compare({"a": evaluate_run(qrels, run, names),
+                      "b": evaluate_run(qrels, other, names)}, baseline="a")
+    assert report.metrics == names
+
+
+@pytest.mark.parametrize("name", ["runid", "relstring", "relstring.5"])
+def test_evaluate_run_points_to_trec_eval_for_strings(name):
+    from sklearn_rank.trec import evaluate_run
+
+    with pytest.raises(ValueError, match=r"trec_eval\(qrels, run, \['" + name + r"'\]\)"):
+        evaluate_run({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["map", name])
 
 
 def test_query_with_only_negative_levels_keeps_the_previous_counts():

@@ -127,7 +127,9 @@ class Evaluation:
         means = {key: float(value) for key, value in dict.items(self.mean)}
         if names == "spec":
             return means
-        return {safe_name(key): value for key, value in means.items()}
+        # a trec_eval-engine measure (evaluate_run) names itself
+        named = {str(m): m.safe_name for m in self.metrics if hasattr(m, "safe_name")}
+        return {named.get(key) or safe_name(key): value for key, value in means.items()}
 
     def __repr__(self) -> str:
         names = list(self.mean)

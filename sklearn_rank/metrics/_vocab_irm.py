@@ -26,8 +26,8 @@ import numpy as np
 from .._validation import HasMethods
 from ._spec_text import shown
 
-__all__ = ["IRM_ALIASES", "IRM_MEASURES", "IRM_OBJECT", "irm_head", "irm_label", "irm_spec",
-           "is_irm_object"]
+__all__ = ["ENGINE", "IRM_ALIASES", "IRM_MEASURES", "IRM_OBJECT", "irm_engine", "irm_head",
+           "irm_label", "irm_spec", "is_engine", "is_irm_object"]
 
 #: The constraint an ir_measures measure object satisfies (for validate_params).
 IRM_OBJECT = HasMethods(("iter_calc", "calc_aggregate"))
@@ -80,9 +80,9 @@ IRM_ALIASES: dict[str, tuple[str, dict]] = {
 }
 _DIVERSITY = {"alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA",
               "MAP_IA", "P_IA", "StRecall"}
-#: trec_eval measures under ir_measures names, mapped once trec_eval's families exist.
-_PENDING = {"infAP": "infAP", "IPrec": "iprec_at_recall", "NumRet": "num_ret / num_rel_ret",
-            "NumRel": "num_rel", "NumQ": "num_q", "SetAP": "set_map"}
+#: ir_measures names computed by the trec_eval engine (they need qrels: evaluate_run).
+ENGINE = {"infAP": "infAP", "IPrec": "iprec_at_recall", "NumRet": "num_ret / num_rel_ret",
+          "NumRel": "num_rel", "NumQ": "num_q", "SetAP": "set_map"}
 _SYNTAX = "ir_measures' grammar is Name(param=value, ...)@cutoff, e.g. 'nDCG(dcg=\"log2\")@10'"
 
 
@@ -251,10 +251,6 @@ def _options(name: str, params: dict) -> dict:
             options["gain"] = IrmGains(tuple(sorted((k, v) for k, v in gains.items() if k != v)))
         else:
             options["gain"] = "linear"
-    elif name == "SetP" and value["relative"]:
-        _refuse(name, "relative=True (trec_eval's set_relative_P) is not available yet.")
-    elif name == "SetF" and value["beta"] != 1.0:
-        _refuse(name, "beta other than 1.0 (trec_eval's set_F.beta) is not available yet.")
     elif name == "ERR":
         options["max_grade"] = 4.0
     elif name == "RBP":
@@ -277,13 +273,36 @@ def _options(name: str, params: dict) -> dict:
     return options
 
 
+def is_engine(name: str, params: dict) -> bool:
+    """Whether ir_measures' ``name`` with ``params`` is computed by the
+    trec_eval engine (:mod:`sklearn_rank.trec._te_specs`), not the registry."""
+    return (name in ENGINE or name in ("Compat", "Accuracy")
+            or (name == "SetP" and params.get("relative", False))
+            or (name == "SetF" and params.get("beta", 1.0) != 1.0))
+
+
+def irm_engine(node: ast.expr, spec: str) -> tuple[str, dict, str] | None:
+    """``(name, parameters with defaults, label)`` of an ir_measures spec the
+    trec_eval engine computes, None for any other spec."""
+    if irm_head(node) is None:
+        return None
+    name, params = _read(node, spec)
+    _check(name, params, spec)
+    if not is_engine(name, params):
+        return None
+    values = {p: params.get(p, d[1]) for p, d in IRM_MEASURES[name].items()}
+    return name, {p: None if v is _NONE else v for p, v in values.items()}, irm_label(name, params)
+
+
 def irm_spec(node: ast.expr, spec: str, build: Callable) -> tuple[str, dict, str]:
     """``(registry name, options, label)`` of an ir_measures spec parsed as ``node``."""
     name, params = _read(node, spec)
     _check(name, params, spec)
-    if name in _PENDING:
-        _refuse(name, f"it is trec_eval's {_PENDING[name]} with ir_measures' conventions, not "
-                      "available under this name yet.")
-    if name in ("Compat", "Accuracy"):
-        _refuse(name, "not available in sklearn_rank yet.")
+    if is_engine(name, params):
+        family = ENGINE.get(name) or {"SetP": "set_relative_P", "SetF": "set_F.beta"}.get(name)
+        what = (f"it is trec_eval's {family} with ir_measures' conventions"
+                if family else "it compares the run with the qrels' ideal ranking")
+        _refuse(name, f"{what}, computed from qrels and a run: "
+                      "sklearn_rank.trec.evaluate_run(qrels, run, "
+                      f"[{irm_label(name, params)!r}]) or sklearn-rank evaluate give it.")
     return _REGISTRY_NAME[name], _options(name, params), irm_label(name, params)

@@ -20,12 +20,13 @@ from ..metrics._evaluation import Evaluation
 from ..metrics._grouping import runs_of as _runs_of
 from ..metrics._plan import Plan
 from ..metrics._spec import parse_specs
-from ..metrics._vocab_irm import IRM_OBJECT
+from ..metrics._vocab_irm import IRM_OBJECT, is_irm_object
 from ._frames import DataFrame, is_frame
 from ._io import read_qrels, read_run
 from ._join import match_rows, query_codes
 from ._tables import Qrels, Run
 from ._te_data import _trec_order
+from ._te_specs import engine_item, evaluate_engine
 
 __all__ = ["evaluate_run"]
 
@@ -78,7 +79,15 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
         ``"recall.100"``, ``"recip_rank"``, ``"gm_map"``, ``"Rprec"``,
         ``"bpref"``, ``"success.1"``, ``"set_P"``, ``"set_F"``, ...) or any
         registry spec (``"err@20"``, ``"ndcg(gain='exponential')@10"``,
-        ``"rank_eff"``, ...).
+        ``"rank_eff"``, ...) or ir_measures name (``"nDCG@10"``,
+        ``"AP(rel=2)"``, ...). trec_eval's other families and sets
+        (``"infAP"``, ``"iprec_at_recall.0.5"``, ``"utility"``, ``"G"``,
+        ``"num_ret"``, ``"official"``, ``"all_trec"``, ...) and ir_measures'
+        ``infAP``, ``IPrec@x``, ``NumRet``, ``NumRel``, ``NumQ``, ``SetAP``,
+        ``SetP(relative=True)``, ``SetF(beta=b)`` are computed by the
+        trec_eval 10.0 engine (:func:`trec_eval`'s), keyed by the names
+        trec_eval prints (``"iprec_at_recall_0.50"``) or ir_measures' ``str()``;
+        the strings ``runid`` and ``relstring`` are :func:`trec_eval`'s only.
     relevance_level : float, default=1
         A document is relevant when its level is >= relevance_level
         (trec_eval's ``-l``); it sets ``threshold`` of the binary metrics, not
@@ -96,7 +105,13 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     Returns
     -------
     evaluation : Evaluation
-        Per-query values and means; ``.qids`` are the evaluated queries.
+        Per-query values and means; ``.qids`` are the evaluated queries. For
+        a trec_eval-engine measure ``mean`` is trec_eval's summary: a sum for
+        the counts (``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``,
+        ``num_nonrel_judged_ret``, ``NumRet``, ``NumRel``, ``NumQ``; their
+        entry of ``metrics`` has ``summary == "sum"``), the geometric mean for
+        ``gm_bpref``; ``num_q``'s and ``NumQ``'s per-query values are 1
+        (ir_measures': 0 for a judged query missing from the run).
 
     Notes
     -----
@@ -123,8 +138,48 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     """
     qrels = _as_table(qrels, Qrels, read_qrels, "qrels")
     run = _as_table(run, Run, read_run, "run")
-    return _evaluate(metrics, relevance_level, options,
-                     lambda only: _trec_columns(qrels, run, complete, judged_only or only))
+    listed = [metrics] if isinstance(metrics, str | MetricSpec) or is_irm_object(metrics) \
+        else list(metrics)
+    engine = {i: item for i, metric in enumerate(listed)
+              if (item := engine_item(metric)) is not None}
+    if not engine:
+        return _evaluate(metrics, relevance_level, options,
+                         lambda only: _trec_columns(qrels, run, complete, judged_only or only))
+    rest = [metric for i, metric in enumerate(listed) if i not in engine]
+    registry = None
+    if rest:
+        registry = _evaluate(rest, relevance_level, options,
+                             lambda only: _trec_columns(qrels, run, complete, judged_only or only))
+    qids, entries = evaluate_engine(list(engine.values()), qrels, run,
+                                    None if registry is None else registry.qids,
+                                    relevance_level=relevance_level, complete=complete,
+                                    judged_only=judged_only)
+    entries = dict(zip(engine, entries, strict=True))
+    groups = [entries[i] if i in engine else [str(s) for s in parse_specs([metric])]
+              for i, metric in enumerate(listed)]
+    return _with_engine(registry, qids, groups)
+
+
+def _with_engine(registry: Evaluation | None, qids, groups: list) -> Evaluation:
+    """One evaluation, in the order asked for, of the registry's keys and the
+    engine's entries (``groups``: for every metric asked for, its registry
+    keys or its engine entries); a key met again keeps its first value."""
+    per_query, mean, n_empty, metrics = {}, {}, {}, []
+    specs = {} if registry is None else {str(m): m for m in registry.metrics}
+    for group in groups:
+        for entry in group:
+            if isinstance(entry, str):  # a registry key
+                key, spec = entry, specs[entry]
+                values, summary, empty = (registry.per_query[key], registry.mean[key],
+                                          registry.n_empty[key])
+            else:
+                spec, values, summary, empty = entry
+                key = spec.key
+            if key not in per_query:
+                per_query[key], mean[key], n_empty[key] = values, summary, empty
+                metrics.append(spec)
+    return Evaluation(qids, per_query, mean, n_empty,
+                      None if registry is None else registry.weights, metrics)
 
 
 def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:

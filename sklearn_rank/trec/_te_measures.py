@@ -212,14 +212,16 @@ def recip_rank(c, _):
     return [("recip_rank", out)]
 
 
-def _iprec(c, points: list[float]):
-    """trec_eval's interpolated precision at each recall point: a list of arrays."""
+def _iprec(c, points: list[float], truncate: bool = False):
+    """trec_eval's interpolated precision at each recall point: a list of
+    arrays. The cut rank is 10.0's ``lround(p * R)``; with ``truncate``,
+    9.0.8's ``(long)(p * R + 0.9)`` (ir_measures' IPrec)."""
     values, rows = c.interpolated
     r, nrr = c.num_rel, c.num_rel_ret
     first_rel = np.concatenate(([0], np.cumsum(nrr)))[:-1]  # index in rows of the 1st rel
     out = []
     for p in points:
-        cut = _lround(p * r)
+        cut = np.trunc(p * r + 0.9).astype(np.int64) if truncate else _lround(p * r)
         v = np.zeros(c.nq)
         mid = (cut >= 1) & (cut <= nrr)
         v[mid] = values[first_rel[mid] + cut[mid] - 1]
