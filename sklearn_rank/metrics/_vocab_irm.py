@@ -149,19 +149,7 @@ def _check(name: str, params: dict, spec: str) -> None:
     """ir_measures' validation (types, choices, required), and cut-offs >= 1."""
     declared = IRM_MEASURES[name]
     for param, value in params.items():
-        if param not in declared:
-            hint = (f" Options such as ties=, gain= and empty= belong to the registry metric "
-                    f"{_REGISTRY_NAME.get(name, name.lower())!r} (lower case)."
-                    if param in ("ties", "gain", "empty", "k", "threshold", "convention",
-                                 "discount", "capped") else "")
-            listed = ", ".join(declared) or "none"
-            raise ValueError(f"ir_measures' {name} has no parameter {param!r} (its parameters: "
-                             f"{listed}).{hint}")
-        dtype = declared[param][0]
-        if not isinstance(value, dtype):
-            raise ValueError(f"In ir_measures measure {shown(spec)}, {param}={value!r} must be "
-                             f"of type {dtype.__name__}, as ir_measures requires"
-                             + (" (write 1.0, not 1)." if dtype is float else "."))
+        _check_param(name, declared, param, value, spec)
     for param, (_, _, required) in declared.items():
         if required and param not in params:
             at = "@" if param == "cutoff" else ""
@@ -172,6 +160,23 @@ def _check(name: str, params: dict, spec: str) -> None:
     if "dcg" in params and params["dcg"] not in (("log2", "exp-log2") if name == "nDCG"
                                                  else ("log2",)):
         raise ValueError(f"ir_measures' {name} has no dcg={params['dcg']!r}.")
+
+
+def _check_param(name: str, declared: dict, param: str, value, spec: str) -> None:
+    """One parameter: declared by ir_measures' ``name``, and of its type."""
+    if param not in declared:
+        hint = (f" Options such as ties=, gain= and empty= belong to the registry metric "
+                f"{_REGISTRY_NAME.get(name, name.lower())!r} (lower case)."
+                if param in ("ties", "gain", "empty", "k", "threshold", "convention",
+                             "discount", "capped") else "")
+        listed = ", ".join(declared) or "none"
+        raise ValueError(f"ir_measures' {name} has no parameter {param!r} (its parameters: "
+                         f"{listed}).{hint}")
+    dtype = declared[param][0]
+    if not isinstance(value, dtype):
+        raise ValueError(f"In ir_measures measure {shown(spec)}, {param}={value!r} must be "
+                         f"of type {dtype.__name__}, as ir_measures requires"
+                         + (" (write 1.0, not 1)." if dtype is float else "."))
 
 
 def _format(value) -> str:
@@ -236,41 +241,56 @@ def _options(name: str, params: dict) -> dict:
     if name in ("AP", "P", "SetP", "SetF"):
         options["capped"] = False
     if name == "nDCG":
-        if value["dcg"] == "exp-log2":
-            if "gains" in params:
-                _refuse(name, "dcg='exp-log2' with gains= has no ir_measures provider.")
-            options["gain"] = "exponential"
-        elif "gains" in params:
-            gains = params["gains"]
-            if not all(type(k) is int and type(v) is int for k, v in gains.items()):
-                _refuse(name, "gains= maps integer levels to integer gains, as ir_measures "
-                              "requires (e.g. gains={0: 0, 1: 1, 2: 3}).")
-            if gains.get(0, 0) != 0:
-                _refuse(name, "a non-zero gain for level 0 is not supported (unjudged "
-                              "documents hold label 0 and gain 0); use ndcg(gain={...}).")
-            options["gain"] = IrmGains(tuple(sorted((k, v) for k, v in gains.items() if k != v)))
-        else:
-            options["gain"] = "linear"
+        options["gain"] = _ndcg_gain(value, params)
     elif name == "ERR":
         options["max_grade"] = 4.0
     elif name == "RBP":
-        if value["rel"] is _NONE:
-            _refuse(name, "write RBP(rel=1): graded RBP has no ir_measures provider.")
-        if "cutoff" in params:
-            _refuse(name, "RBP@k has no ir_measures provider; use cwl_rbp(depth=k).")
-        options.update(threshold=value["rel"], p=value["p"], depth=options.pop("k"))
-    elif name in ("SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM"):
-        options.update(min_rel=value["min_rel"], max_rel=value["max_rel"],
-                       depth=options.pop("k"))
-        if "T" in declared:
-            options["target"] = value["T"]
-        if "p" in declared:
-            options["p"] = value["p"]
-        if not value["min_rel"] < value["max_rel"]:
-            _refuse(name, "min_rel must be below max_rel, as ir_measures requires.")
-        if options["depth"] is not None:  # cwl_eval reads at most 1000 ranks
-            options["depth"] = min(options["depth"], 1000)
+        _rbp_options(options, value, params)
+    elif name in _CWL:
+        _cwl_options(name, options, value, declared)
     return options
+
+
+_CWL = ("SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM")
+
+
+def _ndcg_gain(value: dict, params: dict):
+    """The registry gain of ``nDCG`` with ``dcg=`` / ``gains=``."""
+    if value["dcg"] == "exp-log2":
+        if "gains" in params:
+            _refuse("nDCG", "dcg='exp-log2' with gains= has no ir_measures provider.")
+        return "exponential"
+    if "gains" not in params:
+        return "linear"
+    gains = params["gains"]
+    if not all(type(k) is int and type(v) is int for k, v in gains.items()):
+        _refuse("nDCG", "gains= maps integer levels to integer gains, as ir_measures "
+                        "requires (e.g. gains={0: 0, 1: 1, 2: 3}).")
+    if gains.get(0, 0) != 0:
+        _refuse("nDCG", "a non-zero gain for level 0 is not supported (unjudged "
+                        "documents hold label 0 and gain 0); use ndcg(gain={...}).")
+    return IrmGains(tuple(sorted((k, v) for k, v in gains.items() if k != v)))
+
+
+def _rbp_options(options: dict, value: dict, params: dict) -> None:
+    if value["rel"] is _NONE:
+        _refuse("RBP", "write RBP(rel=1): graded RBP has no ir_measures provider.")
+    if "cutoff" in params:
+        _refuse("RBP", "RBP@k has no ir_measures provider; use cwl_rbp(depth=k).")
+    options.update(threshold=value["rel"], p=value["p"], depth=options.pop("k"))
+
+
+def _cwl_options(name: str, options: dict, value: dict, declared: dict) -> None:
+    options.update(min_rel=value["min_rel"], max_rel=value["max_rel"],
+                   depth=options.pop("k"))
+    if "T" in declared:
+        options["target"] = value["T"]
+    if "p" in declared:
+        options["p"] = value["p"]
+    if not value["min_rel"] < value["max_rel"]:
+        _refuse(name, "min_rel must be below max_rel, as ir_measures requires.")
+    if options["depth"] is not None:  # cwl_eval reads at most 1000 ranks
+        options["depth"] = min(options["depth"], 1000)
 
 
 def is_engine(name: str, params: dict) -> bool:
