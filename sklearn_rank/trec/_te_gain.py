@@ -95,7 +95,7 @@ class GainSetup:
         if self._row_gains is None:
             c = self.c
             if self.lut.shape[0] == 1:
-                self._row_gains = self.lut[0][c.rel - self.lo]
+                self._row_gains = self.lut[0].take(c.rel - self.lo)
             else:
                 self._row_gains = self.lut[self.group[c.query], c.rel - self.lo]
         return self._row_gains
@@ -187,7 +187,7 @@ def _dcg_terms(c, gains):
 
 def ndcg(c: Context, params):
     setup = _setup(c, params)
-    dcg = c.total(None, _dcg_terms(c, setup.row_gains()))
+    dcg = _prefix(c, params).dcg_final  # the same additions, the zeros left out
     idcg = _idcg(setup)
     return [(_pair_name("ndcg", params), _where_div(idcg > 0, dcg, idcg))]
 
@@ -372,18 +372,24 @@ def rbp(c: Context, params):
             listed = np.zeros(row.shape[0], dtype=bool)
             listed[[e[0] - setup.lo for e in lst]] = True
             row[listed] = (row[listed] - lo) / (hi - lo)
-    gains = lut[setup.group[c.query], c.rel - setup.lo]
+    if lut.shape[0] == 1:
+        gains = lut[0].take(c.rel - setup.lo)
+    else:
+        gains = lut[setup.group[c.query], c.rel - setup.lo]
     powers = _powers(p, int(c.n.max(initial=0)))
-    s = c.total(gains != 0, gains[gains != 0] * powers[c.position[gains != 0]])
+    rows, counts = c.select(gains != 0)
+    s = np.bincount(np.repeat(np.arange(c.nq), counts),
+                    weights=gains.take(rows) * powers.take(c.position.take(rows)),
+                    minlength=c.nq)
     return [(_pair_name("rbp", params), (1.0 - p) * s)]
 
 
 def rbp_resid(c: Context, params):
     p = _p(params)
     powers = _powers(p, int(c.n.max(initial=0)))
-    unj = c.rel < 0
-    s = c.total(unj, powers[c.position[unj]])
-    u = c.count(unj)
+    rows, u = c.select(c.rel < 0)
+    s = np.bincount(np.repeat(np.arange(c.nq), u), weights=powers.take(c.position.take(rows)),
+                    minlength=c.nq)
     v = np.where(u > 0, powers[c.n] + (1 - p) * s, 0.0)
     return [(_pair_name("rbp_resid", params), v)]
 

@@ -76,14 +76,25 @@ class Context:
     def num_rel_ret(self) -> np.ndarray:
         return self.count(self.is_rel & (self.rel >= 0))
 
+    def select(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``mask``'s rows and how many of them each query has (the rows are
+        grouped by query: no boolean indexing of the long arrays needed)."""
+        rows = np.flatnonzero(mask)
+        return rows, np.diff(np.searchsorted(rows, self.offsets))
+
+    def query_of(self, mask: np.ndarray) -> np.ndarray:
+        """The query of each of ``mask``'s rows (``self.query[mask]``)."""
+        _, counts = self.select(mask)
+        return np.repeat(np.arange(self.nq), counts)
+
     def count(self, mask: np.ndarray) -> np.ndarray:
-        return np.bincount(self.query[mask], minlength=self.nq).astype(np.int64)
+        return self.select(mask)[1].astype(np.int64)
 
     def total(self, mask: np.ndarray | None, weights: np.ndarray) -> np.ndarray:
         """Per-query sums of ``weights`` on ``mask``'s rows, in rank order."""
         if mask is None:
             return np.bincount(self.query, weights=weights, minlength=self.nq)
-        return np.bincount(self.query[mask], weights=weights, minlength=self.nq)
+        return np.bincount(self.query_of(mask), weights=weights, minlength=self.nq)
 
     def rel_in_top(self, k) -> np.ndarray:
         """Relevant documents among each query's first min(k, n)."""
