@@ -193,9 +193,10 @@ def ndcg(c: Context, params):
 
 
 def ndcg_cut(c: Context, ks):
-    rel = c.rel
-    rows = rel > 0
-    term = rel[rows] / _discount(c.position[rows])
+    rows, per_query = c.select(c.rel > 0)
+    pos = c.position.take(rows)
+    q = np.repeat(np.arange(c.nq), per_query)
+    term = c.rel.take(rows) / _discount(pos)
     levels = c.data.levels
     top = levels.shape[1] - 1
     counts = levels[:, :0:-1] if top >= 1 else np.zeros((c.nq, 0), dtype=np.int64)
@@ -205,8 +206,6 @@ def ndcg_cut(c: Context, ks):
     ideal_pos = _within(ideal_q, c.nq)
     ideal_term = ideal_g / _discount(ideal_pos)
     out = []
-    pos = c.position[rows]
-    q = c.query[rows]
     for k in ks:
         dcg = np.bincount(q[pos < k], weights=term[pos < k], minlength=c.nq)
         keep = ideal_pos < k

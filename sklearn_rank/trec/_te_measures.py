@@ -370,10 +370,10 @@ def _pt11_unsorted(c, points) -> np.ndarray:
 
 
 def bin_g(c, _):
-    rows = c.is_rel
-    term = 1.0 / _discount(c.position[rows] - c.cum_rel[rows] + 1)  # log2(3 + r - k)
-    s = c.total(rows, term)
-    return [("binG", _where_div(c.count(rows) > 0, s, c.num_rel))]
+    rows, per_query = c.select(c.is_rel)
+    term = 1.0 / _discount(c.position.take(rows) - c.cum_rel.take(rows) + 1)  # log2(3+r-k)
+    s = np.bincount(np.repeat(np.arange(c.nq), per_query), weights=term, minlength=c.nq)
+    return [("binG", _where_div(per_query > 0, s, c.num_rel))]
 
 
 def map_cut(c, ks):
