@@ -409,3 +409,47 @@ def test_query_with_only_negative_levels_keeps_the_previous_counts():
     assert list(result.per_query["num_rel"]) == [2, 0]
     # w (not in the qrels, -1) gains 1 at rank 2; the ideal is a's
     assert result.per_query["ndcg_-1=1"][1] == pytest.approx((1 / math.log2(3)) / idcg)
+
+
+def _g_ndcg_rel_reference(codes, judged, gains):
+    """G and ndcg_rel added rank by rank, as trec_eval 10.0's loops add them
+    (gains whose order is unambiguous: any two differ by 1 or more)."""
+    gain = lambda c: gains.get(c, 0.0)  # noqa: E731
+    ideal = sorted((gains[lv] for lv in judged.values() if lv >= 0 and gains.get(lv, 0) > 0),
+                   reverse=True)
+    res = cost = g_sum = 0.0
+    for i, c in enumerate(codes):  # G: cost adds max(ideal gain, 1) at every rank
+        res += gain(c)
+        cost += max(ideal[i] if i < len(ideal) else 0.0, 1.0)
+        if gain(c) != 0:
+            g_sum += gain(c) / math.log2(2 + cost - res)
+    g = g_sum / sum(ideal) if ideal else 0.0
+    dcg = idcg = s = 0.0
+    rel_ret = 0
+    for i in range(max(len(codes), len(ideal))):  # ndcg_rel
+        if i < len(codes) and gain(codes[i]) != 0:
+            dcg += gain(codes[i]) / math.log2(i + 2)
+        if i < len(ideal):
+            idcg += ideal[i] / math.log2(i + 2)
+        if i < len(codes) and gain(codes[i]) > 0:
+            s += dcg / idcg
+            rel_ret += 1
+    s += (len(ideal) - rel_ret) * dcg / idcg if ideal else 0.0
+    return g, (s / len(ideal) if s > 0 else 0.0)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_g_and_ndcg_rel_fractional_gains_brute_force(seed):
+    # fractional gains: G, ndcg_rel computed from the nonzero-gain rows and the
+    # ideal prefix only must equal trec_eval's rank-by-rank sums
+    qrels, run = _collection(seed)
+    spec = "1=1.1,2=2.2,3=3.3"
+    gains = {0: 0.0, 1: 1.1, 2: 2.2, 3: 3.3}
+    ours = trec_eval(qrels, run, [f"G.{spec}", f"ndcg_rel.{spec}"])
+    checked = 0
+    for i, qid in enumerate(ours.qids):
+        g, ndcg_rel = _g_ndcg_rel_reference(_ranking(qrels, run, qid), qrels[qid], gains)
+        assert ours.per_query[f"G_{spec}"][i] == g, qid  # the same additions: equal doubles
+        assert ours.per_query[f"ndcg_rel_{spec}"][i] == pytest.approx(ndcg_rel, abs=1e-12)
+        checked += g > 0
+    assert checked >= 8

@@ -23,7 +23,9 @@ def query_codes(*tables: _Table) -> tuple[np.ndarray, list[np.ndarray]]:
     starts = [table.query_runs[0] for table in tables]
     if all(column.compact for column in columns):
         ids = [column.fixed(s) for column, s in zip(columns, starts, strict=True)]
-        vocabulary = np.unique(np.concatenate(ids))
+        vocabulary = np.sort(np.concatenate(ids))  # np.unique without its np.ma import
+        vocabulary = vocabulary[np.append(True, vocabulary[1:] != vocabulary[:-1])
+                                [:vocabulary.shape[0]]]
         return _text(vocabulary), [np.searchsorted(vocabulary, i).astype(np.int32) for i in ids]
     # a few very long ids: compared as bytes objects (memory: their bytes)
     return _codes_of_items([column.items(s) for column, s in zip(columns, starts, strict=True)])

@@ -95,7 +95,7 @@ class GainSetup:
         if self._row_gains is None:
             c = self.c
             if self.lut.shape[0] == 1:
-                self._row_gains = self.lut[0][c.rel - self.lo]
+                self._row_gains = self.lut[0].take(c.rel - self.lo)
             else:
                 self._row_gains = self.lut[self.group[c.query], c.rel - self.lo]
         return self._row_gains
@@ -170,13 +170,6 @@ def _setup(c: Context, params) -> GainSetup:
     return c.cache[key]
 
 
-def _grid(c: Context, params) -> _Grid:
-    key = ("grid", params.text if params is not None else None)
-    if key not in c.cache:
-        c.cache[key] = _Grid(c, _setup(c, params))
-    return c.cache[key]
-
-
 def _pair_name(base, params):
     return base if params is None else f"{base}_{params.text}"
 
@@ -194,15 +187,16 @@ def _dcg_terms(c, gains):
 
 def ndcg(c: Context, params):
     setup = _setup(c, params)
-    dcg = c.total(None, _dcg_terms(c, setup.row_gains()))
+    dcg = _prefix(c, params).dcg_final  # the same additions, the zeros left out
     idcg = _idcg(setup)
     return [(_pair_name("ndcg", params), _where_div(idcg > 0, dcg, idcg))]
 
 
 def ndcg_cut(c: Context, ks):
-    rel = c.rel
-    rows = rel > 0
-    term = rel[rows] / _discount(c.position[rows])
+    rows, per_query = c.select(c.rel > 0)
+    pos = c.position.take(rows)
+    q = np.repeat(np.arange(c.nq), per_query)
+    term = c.rel.take(rows) / _discount(pos)
     levels = c.data.levels
     top = levels.shape[1] - 1
     counts = levels[:, :0:-1] if top >= 1 else np.zeros((c.nq, 0), dtype=np.int64)
@@ -212,8 +206,6 @@ def ndcg_cut(c: Context, ks):
     ideal_pos = _within(ideal_q, c.nq)
     ideal_term = ideal_g / _discount(ideal_pos)
     out = []
-    pos = c.position[rows]
-    q = c.query[rows]
     for k in ks:
         dcg = np.bincount(q[pos < k], weights=term[pos < k], minlength=c.nq)
         keep = ideal_pos < k
@@ -222,98 +214,132 @@ def ndcg_cut(c: Context, ks):
     return out
 
 
-class _Grid:
-    """Ranks 0 .. T-1 of every query, T = max(n, L + 1): gains, ideal gains,
-    running DCG and ideal DCG."""
+class _Prefix:
+    """What G, ndcg_rel and Rndcg need without a grid of every rank: the
+    rows of nonzero gain (their running DCG) and every query's ideal ranking
+    with one rank more, 0 .. L (its running ideal DCG and G's cost)."""
 
     def __init__(self, c: Context, setup: GainSetup):
-        n, length = c.n, setup.ideal_length
-        self.t = np.maximum(n, length + 1)
         nq = c.nq
-        self.start = np.cumsum(self.t) - self.t
-        if (self.t == n).all():  # the ideal rankings end within the runs: the rows
-            self.q, self.pos = c.query, c.position
-            self.retrieved = np.ones(self.q.shape[0], dtype=bool)
-            self.g = setup.row_gains()
-        else:
-            self.q = np.repeat(np.arange(nq), self.t)
-            self.pos = np.arange(self.q.shape[0]) - np.repeat(self.start, self.t)
-            self.retrieved = self.pos < n[self.q]
-            self.g = np.zeros(self.q.shape[0])
-            self.g[self.retrieved] = setup.row_gains()
+        g = setup.row_gains()
+        self.nz = np.flatnonzero(g != 0)  # rows in query and rank order
+        self.g = g[self.nz]
+        self.nz_q = c.query[self.nz]
+        self.nz_pos = c.position[self.nz]
+        self.nz_count = np.bincount(self.nz_q, minlength=nq)
+        self.nz_start = np.cumsum(self.nz_count) - self.nz_count
+        # running sums over the nonzero rows only: adding the zeros in
+        # between changes no partial sum
+        self.dcg = _seg_cumsum(self.g / _discount(self.nz_pos), self.nz_count)
+        length = setup.ideal_length
+        self.length = length
+        ext = length + 1
+        self.ext_start = np.cumsum(ext) - ext
+        self.ext_q = np.repeat(np.arange(nq), ext)
+        self.ext_pos = np.arange(self.ext_q.shape[0]) - np.repeat(self.ext_start, ext)
         ideal_g, ideal_q = setup.ideal
-        self.ideal = np.zeros(self.q.shape[0])
-        self.ideal[np.repeat(self.start, length) + _within(ideal_q, nq)] = ideal_g
-        disc = _discount(self.pos)
+        self.ideal = np.zeros(self.ext_q.shape[0])
+        self.ideal[np.repeat(self.ext_start, length) + _within(ideal_q, nq)] = ideal_g
         with np.errstate(divide="ignore", invalid="ignore"):
-            dterm = np.where(self.g != 0, self.g / disc, 0.0)
-            iterm = np.where(self.ideal > 0, self.ideal / disc, 0.0)
-        self.dcg = _seg_cumsum(dterm, self.t)
-        self.idcg = _seg_cumsum(iterm, self.t)
-        self.n, self.length = n, length
-        self.last = self.start + self.t - 1
+            iterm = np.where(self.ideal > 0, self.ideal / _discount(self.ext_pos), 0.0)
+        self.idcg = _seg_cumsum(iterm, ext)
+        self.ext_last = self.ext_start + length  # rank L: the ideal DCG is final
+        self.idcg_final = self.idcg[self.ext_last]
+        nz_last = self.nz_start + self.nz_count - 1
+        self.dcg_final = np.zeros(nq)
+        some = self.nz_count > 0
+        self.dcg_final[some] = self.dcg[nz_last[some]]
+        self.n = c.n
+        self.offsets = c.offsets
 
-    def at(self, values, r):
-        """values at rank r (clipped to the query's grid) per query."""
-        return values[self.start + np.minimum(r, self.t - 1)]
+    def dcg_through(self, q: np.ndarray, r: np.ndarray) -> np.ndarray:
+        """The running DCG of queries ``q`` at ranks ``r`` (inclusive; 0
+        before rank 0, the final DCG beyond the last retrieved rank)."""
+        row = self.offsets[q] + np.minimum(r, self.n[q] - 1)
+        idx = np.searchsorted(self.nz, row, side="right")  # nonzero rows <= row
+        inside = (r >= 0) & (idx > self.nz_start[q])
+        out = np.zeros(q.shape[0])
+        out[inside] = self.dcg[idx[inside] - 1]
+        return out
+
+
+def _prefix(c: Context, params) -> _Prefix:
+    key = ("prefix", params.text if params is not None else None)
+    if key not in c.cache:
+        c.cache[key] = _Prefix(c, _setup(c, params))
+    return c.cache[key]
+
+
+def _g_cost(c: Context, pre: _Prefix) -> np.ndarray:
+    """G's running cost (sum of max(ideal gain, 1)) at the nonzero rows."""
+    cost_ext = _seg_cumsum(np.maximum(pre.ideal, 1.0), pre.length + 1)
+    q, pos = pre.nz_q, pre.nz_pos
+    length = pre.length[q]
+    at_l = cost_ext[pre.ext_last]  # cost at rank L; each later rank adds 1.0
+    cost = np.where(pos <= length, cost_ext[pre.ext_start[q] + np.minimum(pos, length)],
+                    at_l[q] + (pos - length))
+    exact = (at_l == np.floor(at_l)) & (np.abs(at_l) < 2.0 ** 52)
+    for qi in np.flatnonzero(~exact & (pre.nz_count > 0) & (c.n > pre.length + 1)):
+        # a fractional cost: 1.0 added rank by rank rounds, as trec_eval's loop
+        steps = np.ones(int(c.n[qi]) - int(pre.length[qi]))
+        steps[0] = at_l[qi]
+        run = np.cumsum(steps)
+        sel = slice(pre.nz_start[qi], pre.nz_start[qi] + pre.nz_count[qi])
+        beyond = pos[sel] > length[sel]
+        cost[sel][beyond] = run[pos[sel][beyond] - length[sel][beyond]]
+    return cost
 
 
 def g_measure(c: Context, params):
     setup = _setup(c, params)
-    grid = _grid(c, params)
-    ret = grid.retrieved
-    res = _seg_cumsum(grid.g[ret], c.n)
-    cost = _seg_cumsum(np.maximum(grid.ideal[ret], 1.0), c.n)
-    g = grid.g[ret]
-    nz = g != 0
+    pre = _prefix(c, params)
+    res = _seg_cumsum(pre.g, pre.nz_count)
+    cost = _g_cost(c, pre)
     with np.errstate(divide="ignore", invalid="ignore"):
-        term = g[nz] / np.log2((2 + cost[nz]) - res[nz])
-    g_sum = np.bincount(c.query[nz], weights=term, minlength=c.nq)
+        term = pre.g / np.log2((2 + cost) - res)
+    g_sum = np.bincount(pre.nz_q, weights=term, minlength=c.nq)
     ideal_g, ideal_q = setup.ideal
     sum_ideal = np.bincount(ideal_q, weights=ideal_g, minlength=c.nq)
     return [(_pair_name("G", params), _where_div(sum_ideal > 0, g_sum, sum_ideal))]
 
 
 def ndcg_rel(c: Context, params):
-    grid = _grid(c, params)
-    hit = grid.retrieved & (grid.g > 0)
+    pre = _prefix(c, params)
+    hit = pre.g > 0
+    q, pos = pre.nz_q[hit], pre.nz_pos[hit]
+    length = pre.length
+    idcg = pre.idcg[pre.ext_start[q] + np.minimum(pos, length[q])]
     with np.errstate(divide="ignore", invalid="ignore"):
-        s = np.bincount(grid.q[hit], weights=grid.dcg[hit] / grid.idcg[hit], minlength=c.nq)
-        nrel_ret = np.bincount(grid.q[hit], minlength=c.nq)
-        dcg_final = grid.at(grid.dcg, np.maximum(c.n - 1, 0))
-        dcg_final = np.where(c.n > 0, dcg_final, 0.0)
-        idcg_final = grid.idcg[grid.last]
-        s = s + ((grid.length - nrel_ret).astype(np.float64) * dcg_final) / idcg_final
-        v = np.where(s > 0, s / grid.length, 0.0)
+        s = np.bincount(q, weights=pre.dcg[hit] / idcg, minlength=c.nq)
+        nrel_ret = np.bincount(q, minlength=c.nq)
+        s = s + ((length - nrel_ret).astype(np.float64) * pre.dcg_final) / pre.idcg_final
+        v = np.where(s > 0, s / length, 0.0)
     return [(_pair_name("ndcg_rel", params), v)]
 
 
 def rndcg(c: Context, params):
     setup = _setup(c, params)
-    grid = _grid(c, params)
+    pre = _prefix(c, params)
     nq = c.nq
     initial = np.array([lst[-1][1] if lst else 0.0 for lst in setup.lists])[setup.group]
-    processed_until = np.where(initial > 0, grid.length + 1, 0)  # ranks 0 .. P-1
-    prev_ideal = np.empty_like(grid.ideal)
-    prev_ideal[1:] = grid.ideal[:-1]
-    prev_ideal[grid.start[grid.t > 0]] = initial[grid.t > 0]
-    event = (grid.pos < processed_until[grid.q]) & (grid.ideal != prev_ideal)
-    prev = np.flatnonzero(event) - 1  # rank r - 1 (of the same query when r > 0)
-    first = grid.pos[event] == 0
-    qe = grid.q[event]
-    dcg_prev = np.where(first, 0.0, grid.dcg[np.maximum(prev, 0)])
-    # beyond the retrieved ranks the DCG stays at its final value
-    n_last = np.where(c.n > 0, grid.at(grid.dcg, np.maximum(c.n - 1, 0)), 0.0)
-    beyond = grid.pos[event] - 1 >= c.n[qe]
-    dcg_prev = np.where(beyond, n_last[qe], dcg_prev)
-    idcg_prev = np.where(first, 0.0, grid.idcg[np.maximum(prev, 0)])
+    prev_ideal = np.empty_like(pre.ideal)
+    prev_ideal[1:] = pre.ideal[:-1]
+    prev_ideal[pre.ext_start] = initial
+    # ranks 0 .. L of the queries whose ideal ranking starts above 0
+    event = (initial[pre.ext_q] > 0) & (pre.ideal != prev_ideal)
+    at = np.flatnonzero(event)
+    qe, pe = pre.ext_q[at], pre.ext_pos[at]
+    first = pe == 0
+    dcg_prev = pre.dcg_through(qe, pe - 1)
+    idcg_prev = np.where(first, 0.0, pre.idcg[np.maximum(at - 1, 0)])
+    processed_until = np.where(initial > 0, pre.length + 1, 0)
     ok = idcg_prev > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         s = np.bincount(qe[ok], weights=dcg_prev[ok] / idcg_prev[ok], minlength=nq)
         k = np.bincount(qe[ok], minlength=nq).astype(np.float64)
-        idcg_final = grid.idcg[grid.last]
+        idcg_final = pre.idcg_final
         tail = (processed_until < c.n) & (idcg_final > 0)
-        s = s + np.where(tail, n_last / np.where(tail, idcg_final, 1.0), 0.0)
+        s = s + np.where(tail, pre.dcg_final / np.where(tail, idcg_final, 1.0), 0.0)
         k = k + tail
         v = np.where(c.num_rel > 0, s / k, 0.0)
     return [(_pair_name("Rndcg", params), v)]
@@ -345,18 +371,24 @@ def rbp(c: Context, params):
             listed = np.zeros(row.shape[0], dtype=bool)
             listed[[e[0] - setup.lo for e in lst]] = True
             row[listed] = (row[listed] - lo) / (hi - lo)
-    gains = lut[setup.group[c.query], c.rel - setup.lo]
+    if lut.shape[0] == 1:
+        gains = lut[0].take(c.rel - setup.lo)
+    else:
+        gains = lut[setup.group[c.query], c.rel - setup.lo]
     powers = _powers(p, int(c.n.max(initial=0)))
-    s = c.total(gains != 0, gains[gains != 0] * powers[c.position[gains != 0]])
+    rows, counts = c.select(gains != 0)
+    s = np.bincount(np.repeat(np.arange(c.nq), counts),
+                    weights=gains.take(rows) * powers.take(c.position.take(rows)),
+                    minlength=c.nq)
     return [(_pair_name("rbp", params), (1.0 - p) * s)]
 
 
 def rbp_resid(c: Context, params):
     p = _p(params)
     powers = _powers(p, int(c.n.max(initial=0)))
-    unj = c.rel < 0
-    s = c.total(unj, powers[c.position[unj]])
-    u = c.count(unj)
+    rows, u = c.select(c.rel < 0)
+    s = np.bincount(np.repeat(np.arange(c.nq), u), weights=powers.take(c.position.take(rows)),
+                    minlength=c.nq)
     v = np.where(u > 0, powers[c.n] + (1 - p) * s, 0.0)
     return [(_pair_name("rbp_resid", params), v)]
 

@@ -76,14 +76,34 @@ class Context:
     def num_rel_ret(self) -> np.ndarray:
         return self.count(self.is_rel & (self.rel >= 0))
 
+    def select(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``mask``'s rows and how many of them each query has (the rows are
+        grouped by query: no boolean indexing of the long arrays needed)."""
+        rows = np.flatnonzero(mask)
+        return rows, np.diff(np.searchsorted(rows, self.offsets))
+
+    def query_of(self, mask: np.ndarray) -> np.ndarray:
+        """The query of each of ``mask``'s rows (``self.query[mask]``)."""
+        _, counts = self.select(mask)
+        return np.repeat(np.arange(self.nq), counts)
+
+    def above(self, mask: np.ndarray, rows: np.ndarray, inclusive: bool = False
+              ) -> np.ndarray:
+        """How many of ``mask``'s rows are above each of ``rows`` (sorted
+        row numbers) in its query (or at it too: ``inclusive``)."""
+        marked = np.flatnonzero(mask)
+        first = np.searchsorted(marked, self.offsets[:-1])
+        at = np.searchsorted(marked, rows, side="right" if inclusive else "left")
+        return at - np.repeat(first, np.diff(np.searchsorted(rows, self.offsets)))
+
     def count(self, mask: np.ndarray) -> np.ndarray:
-        return np.bincount(self.query[mask], minlength=self.nq).astype(np.int64)
+        return self.select(mask)[1].astype(np.int64)
 
     def total(self, mask: np.ndarray | None, weights: np.ndarray) -> np.ndarray:
         """Per-query sums of ``weights`` on ``mask``'s rows, in rank order."""
         if mask is None:
             return np.bincount(self.query, weights=weights, minlength=self.nq)
-        return np.bincount(self.query[mask], weights=weights, minlength=self.nq)
+        return np.bincount(self.query_of(mask), weights=weights, minlength=self.nq)
 
     def rel_in_top(self, k) -> np.ndarray:
         """Relevant documents among each query's first min(k, n)."""
@@ -156,6 +176,12 @@ def num_nonrel_judged_ret(c, _):
 
 
 def _ap(c):
+    if "ap" not in c.cache:
+        c.cache["ap"] = _ap_values(c)
+    return c.cache["ap"]
+
+
+def _ap_values(c):
     q, _, precision = c.rel_rows
     s = np.bincount(q, weights=precision, minlength=c.nq)
     return _where_div(np.bincount(q, minlength=c.nq) > 0, s, c.num_rel)
@@ -179,21 +205,25 @@ def rprec(c, _):
 
 
 def _bpref(c):
+    if "bpref" not in c.cache:
+        c.cache["bpref"] = _bpref_values(c)
+    return c.cache["bpref"]
+
+
+def _bpref_values(c):
     r = c.num_rel
     nonrel_total = c.data.levels[:, :max(c.level, 0)].sum(axis=1)
     judged_nonrel = (c.rel >= 0) & (c.rel < c.level)
-    cum = np.cumsum(judged_nonrel, dtype=np.int64)
-    before = np.concatenate(([0], cum))[c.offsets[:-1]]
-    nonrel_above = cum - np.repeat(before, c.n)  # at a relevant row: those above it
     rows = c.is_rel & (c.rel >= 0) if c.level <= 0 else c.is_rel
-    q = c.query[rows]
-    above = nonrel_above[rows]
+    at, counts = c.select(rows)
+    q = np.repeat(np.arange(c.nq), counts)
+    above = c.above(judged_nonrel, at)  # at a relevant row: judged nonrelevant above it
     rq = r[q]
     term = np.ones(above.shape[0])
     some = above > 0
     term[some] = 1.0 - (np.minimum(above[some], rq[some])
                         / np.minimum(nonrel_total[q[some]], rq[some]).astype(np.float64))
-    s = c.total(rows, term)
+    s = np.bincount(q, weights=term, minlength=c.nq)
     return _where_div(r > 0, s, r)
 
 
@@ -270,22 +300,19 @@ def infap(c, _):
     judged_nonrel = (rel >= 0) & (rel < c.level)
     unj = rel == -2
 
-    def within(mask):
-        cum = np.cumsum(mask, dtype=np.int64)
-        before = np.concatenate(([0], cum))[c.offsets[:-1]]
-        return cum - np.repeat(before, c.n)
-
     rows = c.is_rel & ~((rel == -1) | (rel == -2))
-    j = c.position[rows].astype(np.float64)
-    rel_so_far = c.cum_rel[rows] if c.level > 0 else within(rows)[rows]
-    nonrel = within(judged_nonrel)[rows]
-    pool = within(unj)[rows]
+    at, counts = c.select(rows)
+    q = np.repeat(np.arange(c.nq), counts)
+    j = c.position.take(at).astype(np.float64)
+    rel_so_far = c.cum_rel.take(at) if c.level > 0 else c.above(rows, at, inclusive=True)
+    nonrel = c.above(judged_nonrel, at, inclusive=True)
+    pool = c.above(unj, at, inclusive=True)
     k = (rel_so_far - 1).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         term = (1.0 / (j + 1.0) + (j / (j + 1.0)) * ((k + nonrel + pool) / j)
                 * ((k + 0.00001) / (k + nonrel + 2 * 0.00001)))
     term[j == 0] = 1.0
-    s = c.total(rows, term)
+    s = np.bincount(q, weights=term, minlength=c.nq)
     return [("infAP", _where_div(c.num_rel > 0, s, c.num_rel))]
 
 
@@ -345,10 +372,10 @@ def _pt11_unsorted(c, points) -> np.ndarray:
 
 
 def bin_g(c, _):
-    rows = c.is_rel
-    term = 1.0 / _discount(c.position[rows] - c.cum_rel[rows] + 1)  # log2(3 + r - k)
-    s = c.total(rows, term)
-    return [("binG", _where_div(c.count(rows) > 0, s, c.num_rel))]
+    rows, per_query = c.select(c.is_rel)
+    term = 1.0 / _discount(c.position.take(rows) - c.cum_rel.take(rows) + 1)  # log2(3+r-k)
+    s = np.bincount(np.repeat(np.arange(c.nq), per_query), weights=term, minlength=c.nq)
+    return [("binG", _where_div(per_query > 0, s, c.num_rel))]
 
 
 def map_cut(c, ks):

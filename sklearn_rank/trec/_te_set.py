@@ -16,15 +16,19 @@ def relstring(c, params):
     length = int(params.values[0]) if params is not None and params.values else 10
     chars = np.frombuffer(b"<" * 256, dtype=np.uint8).copy()
     chars[0:10] = np.frombuffer(b"0123456789", dtype=np.uint8)
-    rel = c.rel
-    code = np.where(rel > 9, ord(">"), np.where(rel >= 0, chars[np.clip(rel, 0, 9)],
-                                                np.where(rel == -1, ord("-"), ord("."))))
-    code = code.astype(np.uint8)
+    n = np.minimum(np.maximum(c.n, 0), max(length, 0))
+    width = int(n.max(initial=0))
     out = np.empty(c.nq, dtype=object)
-    for i in range(c.nq):
-        a = c.offsets[i]
-        b = a + max(min(length, int(c.n[i])), 0)
-        out[i] = code[a:b].tobytes().decode()
+    if width == 0:
+        out[:] = ""
+    else:  # only each query's first `length` rows, laid out as fixed-width bytes
+        inside = np.arange(width)[None, :] < n[:, None]
+        rel = c.rel[(c.offsets[:-1, None] + np.arange(width)[None, :])[inside]]
+        code = np.where(rel > 9, ord(">"), np.where(rel >= 0, chars[np.clip(rel, 0, 9)],
+                                                    np.where(rel == -1, ord("-"), ord("."))))
+        grid = np.zeros((c.nq, width), dtype=np.uint8)  # NUL padding: dropped by "S"
+        grid[inside] = code
+        out[:] = [b.decode() for b in grid.view(f"S{width}").ravel().tolist()]
     name = "relstring" if params is None else f"relstring_{params.text}"
     return [(name, out)]
 
