@@ -23,7 +23,7 @@ from ..metrics._spec import parse_specs
 from ..metrics._vocab_irm import IRM_OBJECT, is_irm_object
 from ._frames import DataFrame, is_frame
 from ._io import read_qrels, read_run
-from ._join import match_rows, query_codes
+from ._join import match_rows, row_codes
 from ._tables import Qrels, Run
 from ._te_data import _trec_order
 from ._te_specs import engine_item, evaluate_engine
@@ -242,12 +242,8 @@ def _trec_columns(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
     lengths, qids, n_retrieved, judged): queries in code order, each with its
     retrieved documents in trec_eval's rank order, then the judged ones it
     missed (in qrels order)."""
-    if len(qrels) == 0:
-        raise ValueError("The qrels hold no judgment.")
-    vocabulary, (q_run_code, r_run_code) = query_codes(qrels, run)
+    vocabulary, q_run_code, r_run_code, q_code, r_code = row_codes(qrels, run)
     n_codes = vocabulary.shape[0]
-    q_code = np.repeat(q_run_code, qrels.query_runs[1])
-    r_code = np.repeat(r_run_code, run.query_runs[1])
     evaluated = _evaluated(n_codes, q_run_code, r_run_code, complete)
     match = match_rows(qrels, run, q_code, r_code, n_codes)
     level = np.append(qrels.rel, -1.0)[match]  # -1: not judged (row len(qrels))

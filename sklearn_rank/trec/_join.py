@@ -31,6 +31,18 @@ def query_codes(*tables: _Table) -> tuple[np.ndarray, list[np.ndarray]]:
     return _codes_of_items([column.items(s) for column, s in zip(columns, starts, strict=True)])
 
 
+def row_codes(qrels, run) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(vocabulary, q_run_code, r_run_code, q_code, r_code)``: the query ids
+    of both tables (:func:`query_codes`), the code of each run of rows of the
+    qrels and of the run, and the code of each of their rows."""
+    if len(qrels) == 0:
+        raise ValueError("The qrels hold no judgment.")
+    vocabulary, (q_run_code, r_run_code) = query_codes(qrels, run)
+    q_code = np.repeat(q_run_code, qrels.query_runs[1])
+    r_code = np.repeat(r_run_code, run.query_runs[1])
+    return vocabulary, q_run_code, r_run_code, q_code, r_code
+
+
 def _codes_of_items(ids: list[list[bytes]]) -> tuple[np.ndarray, list[np.ndarray]]:
     """:func:`query_codes` of lists of ids."""
     vocabulary = sorted(set().union(*ids))

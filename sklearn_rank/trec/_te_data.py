@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..metrics._grouping import runs_of as _runs_of
-from ._join import match_rows, query_codes
+from ._join import match_rows, row_codes
 from ._tables import Qrels, Run
 
 __all__ = ["NONPOOL", "UNJUDGED", "DUMMY_DOCNO", "MissingQueryError", "Ranked", "ranked"]
@@ -134,12 +134,8 @@ def _order(r_code, score, docno_key):
 def ranked(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool = False,
            max_retrieved: int | None = None) -> Ranked:
     """trec_eval's rankings of the qrels' queries (see the module's doc)."""
-    if len(qrels) == 0:
-        raise ValueError("The qrels hold no judgment.")
-    vocabulary, (q_run_code, r_run_code) = query_codes(qrels, run)
+    vocabulary, q_run_code, r_run_code, q_code, r_code = row_codes(qrels, run)
     n_codes = vocabulary.shape[0]
-    q_code = np.repeat(q_run_code, qrels.query_runs[1])
-    r_code = np.repeat(r_run_code, run.query_runs[1])
     judged_q = np.zeros(n_codes, dtype=bool)
     judged_q[q_run_code] = True
     in_run = np.zeros(n_codes, dtype=bool)
