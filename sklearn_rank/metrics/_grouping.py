@@ -12,10 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._hashing import hash_words
+from .._runs import runs_at, runs_of
 from ._qid import qid_values
 from ._threads import n_threads, run_blocks
 
-__all__ = ["RowIds", "group", "group_rows", "qid_array", "query_codes", "runs_at", "runs_of"]
+__all__ = ["RowIds", "group", "group_rows", "qid_array", "query_codes"]
 
 # Row chunk for whole-array passes over big inputs: temporaries stay small
 # (no page faults on fresh 100 MB arrays at 12M rows) and cache-friendly.
@@ -86,20 +87,6 @@ def _sort_keys(codes, n: int | None = None) -> np.ndarray:
         chunk |= np.arange(part.start, part.stop, dtype=np.uint64)
     key.sort()
     return key
-
-
-def runs_of(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Starts and lengths of the runs of equal consecutive ids (none without ids)."""
-    return runs_at(ids[1:] != ids[:-1], ids.shape[0])
-
-
-def runs_at(changes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Starts and lengths of the runs of ``n`` values, ``changes[i]`` telling
-    whether value i + 1 differs from value i."""
-    starts = np.flatnonzero(changes) + 1
-    if n:
-        starts = np.concatenate(([0], starts))
-    return starts, np.diff(np.append(starts, n))
 
 
 def _low(keys: np.ndarray) -> np.ndarray:

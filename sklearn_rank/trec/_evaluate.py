@@ -13,11 +13,11 @@ from numbers import Real
 
 import numpy as np
 
+from .._runs import runs_of as _runs_of
 from .._validation import HasMethods, Interval, validate_params
 from ..metrics import MetricSpec
 from ..metrics._data import ranked_data
 from ..metrics._evaluation import Evaluation
-from ..metrics._grouping import runs_of as _runs_of
 from ..metrics._plan import Plan
 from ..metrics._spec import parse_specs
 from ..metrics._vocab_irm import IRM_OBJECT, is_irm_object

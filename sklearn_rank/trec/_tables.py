@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 
 from .._hashing import mix, pair_key
-from ..metrics._grouping import runs_at as _runs_at
+from .._runs import runs_at as _runs_at
 from ._column import _Column
 
 __all__ = ["Qrels", "Run"]

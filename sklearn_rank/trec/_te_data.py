@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..metrics._grouping import runs_of as _runs_of
+from .._runs import runs_of as _runs_of
 from ._join import match_rows, row_codes
 from ._tables import Qrels, Run
 
