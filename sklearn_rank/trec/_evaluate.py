@@ -164,22 +164,35 @@ def _with_engine(registry: Evaluation | None, qids, groups: list) -> Evaluation:
     """One evaluation, in the order asked for, of the registry's keys and the
     engine's entries (``groups``: for every metric asked for, its registry
     keys or its engine entries); a key met again keeps its first value."""
-    per_query, mean, n_empty, metrics = {}, {}, {}, []
     specs = {} if registry is None else {str(m): m for m in registry.metrics}
-    for group in groups:
-        for entry in group:
-            if isinstance(entry, str):  # a registry key
-                key, spec = entry, specs[entry]
-                values, summary, empty = (registry.per_query[key], registry.mean[key],
-                                          registry.n_empty[key])
-            else:
-                spec, values, summary, empty = entry
-                key = spec.key
-            if key not in per_query:
-                per_query[key], mean[key], n_empty[key] = values, summary, empty
-                metrics.append(spec)
-    return Evaluation(qids, per_query, mean, n_empty,
-                      None if registry is None else registry.weights, metrics)
+
+    def entries():
+        for group in groups:
+            for entry in group:
+                if isinstance(entry, str):  # a registry key
+                    yield _entry(registry, entry, specs[entry])
+                else:
+                    spec, values, summary, empty = entry
+                    yield spec.key, spec, values, summary, empty
+
+    return _combined(qids, None if registry is None else registry.weights, entries())
+
+
+def _entry(evaluation: Evaluation, key: str, spec) -> tuple:
+    """``(key, spec, per-query values, mean, n_empty)`` of ``evaluation``'s ``key``."""
+    return (key, spec, evaluation.per_query[key], evaluation.mean[key],
+            evaluation.n_empty[key])
+
+
+def _combined(qids, weights, entries) -> Evaluation:
+    """An evaluation of ``qids`` from ``(key, spec, values, mean, n_empty)``
+    entries, in their order; a key met again keeps its first entry."""
+    per_query, mean, n_empty, metrics = {}, {}, {}, []
+    for key, spec, values, summary, empty in entries:
+        if key not in per_query:
+            per_query[key], mean[key], n_empty[key] = values, summary, empty
+            metrics.append(spec)
+    return Evaluation(qids, per_query, mean, n_empty, weights, metrics)
 
 
 def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
@@ -210,12 +223,14 @@ def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
 
 def _merged(parts: list, specs: list) -> Evaluation:
     """One evaluation of the same queries from several (keys in ``specs``' order)."""
-    keys = list(dict.fromkeys(str(s) for s in specs))
-    found = {key: part for part in parts for key in part.per_query}
-    metrics = {str(m): m for part in parts for m in part.metrics}
-    return Evaluation(parts[0].qids, {k: found[k].per_query[k] for k in keys},
-                      {k: found[k].mean[k] for k in keys}, {k: found[k].n_empty[k] for k in keys},
-                      parts[0].weights, [metrics[k] for k in keys])
+    found = {str(m): (part, m) for part in parts for m in part.metrics}
+
+    def entries():
+        for spec in specs:
+            part, metric = found[str(spec)]
+            yield _entry(part, str(spec), metric)
+
+    return _combined(parts[0].qids, parts[0].weights, entries())
 
 
 def _point_to_trec_eval(metrics, error: ValueError) -> None:

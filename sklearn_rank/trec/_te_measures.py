@@ -270,14 +270,6 @@ def _lround(x: np.ndarray) -> np.ndarray:
     return (np.copysign(whole + (frac >= 0.5), x)).astype(np.int64)
 
 
-def round_half_away(x: float) -> int:
-    """C's ``lround``: to the nearest integer, halves away from zero (exact:
-    ``math.modf`` splits a double exactly)."""
-    frac, whole = math.modf(abs(x))
-    n = int(whole) + (1 if frac >= 0.5 else 0)
-    return n if x >= 0 else -n
-
-
 def iprec_at_recall(c, points):
     return [(f"iprec_at_recall_{p:3.2f}", v) for p, v in zip(points, _iprec(c, points),
                                                                strict=True)]
