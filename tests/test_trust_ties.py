@@ -232,6 +232,25 @@ def test_large_tie_groups_equal_reference(k):
     assert value == pytest.approx(_err_reference(_groups(labels, scores), k=k), rel=1e-13)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_small_groups_path_gives_the_general_paths_bits(seed, monkeypatch):
+    """Groups of up to _SMALL_GROUP documents take all levels at once in plain
+    running products; the general path scales them as mantissa * 2**exponent.
+    Both must give the same bits (scaling by powers of two commutes with
+    rounding while every probability is a normal float)."""
+    rng = np.random.default_rng(seed)
+    n = 4000
+    qid = rng.integers(0, 40, n)
+    labels = rng.choice(5, n, p=[0.5, 0.25, 0.15, 0.07, 0.03]).astype(float)
+    scores = rng.integers(0, 6, n).astype(float)
+    specs = ["err", "err@10", "mrr", "hit_rate@5"]
+    fast = evaluate(labels, scores, qid=qid, metrics=specs, ties="average").per_query
+    monkeypatch.setattr(_ties, "_SMALL_GROUP", 0)
+    general = evaluate(labels, scores, qid=qid, metrics=specs, ties="average").per_query
+    for spec in specs:
+        np.testing.assert_array_equal(fast[spec], general[spec])
+
+
 def test_truncation_stays_within_its_bound(monkeypatch):
     """The cascade of a large group is cut where the mass left is below a
     budget (2**-55 of a lower bound of the value per group and cut); with a

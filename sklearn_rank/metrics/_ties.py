@@ -44,6 +44,10 @@ __all__ = ["cascade_ties"]
 # Relative share of the query's value that each truncation may leave out, per
 # group (two truncations per group: their sum stays below 2**-54 of the value).
 _BUDGET = 2.0**-55
+# Groups of at most this many documents take the all-levels-at-once path
+# (:func:`_positions_small`), up to this many cells per call.
+_SMALL_GROUP = 900
+_CELLS = 1 << 22
 
 
 def cascade_ties(rank, col, weights: np.ndarray, *, binary: bool = False) -> np.ndarray:
@@ -186,7 +190,16 @@ def _levels(pos_value, offsets, members, p_all, a_all, inside_all, rho_all, budg
     n_levels = int(counts.max())
     stops = np.zeros((members.shape[0], n_levels))
     depth = np.zeros(members.shape[0], dtype=np.intp)
-    left = np.arange(members.shape[0])  # groups still computing, as rows of c, r, e, f
+    # Per group and level: the factors of E_i and F_i, and the weight of rank a + i.
+    level = np.arange(n_levels)
+    grow_by = level / np.maximum(p[:, None] - level + 1, 1)
+    f_by = np.maximum(p[:, None] - level, 1).astype(float)
+    rank_i = a_all[members][:, None] + level
+    cut = weights.shape[0]
+    w_at = np.where(rank_i < cut, weights[np.minimum(rank_i, cut - 1)], 0.0)
+    more = level < counts[:, None]
+    rho, budget = rho_all[members], budget_all[members]
+    left = np.arange(members.shape[0])  # groups still computing, as rows of the arrays
     e = np.ones((members.shape[0], width + 1))
     f = None
     for i in range(n_levels):
@@ -194,15 +207,12 @@ def _levels(pos_value, offsets, members, p_all, a_all, inside_all, rho_all, budg
             grow = np.empty_like(e)
             grow[:, 0] = 0.0
             np.cumsum(c * e[:, :-1], axis=1, out=grow[:, 1:])
-            grow *= (i / np.maximum(p[left] - i + 1, 1))[:, None]
-            g = members[left]
-            rank_i = a_all[g] + i
-            bound = rho_all[g] * grow[:, -1] * np.where(
-                rank_i < weights.shape[0], weights[np.minimum(rank_i, weights.shape[0] - 1)],
-                0.0)
-            keep = (i < counts[left]) & (bound > budget_all[g])
+            grow *= grow_by[:, i:i + 1]
+            keep = more[:, i] & (rho * grow[:, -1] * w_at[:, i] > budget)
             if not keep.all():
                 left, c, r, grow, f = left[keep], c[keep], r[keep], grow[keep], f[keep]
+                grow_by, f_by, w_at, more = grow_by[keep], f_by[keep], w_at[keep], more[keep]
+                rho, budget = rho[keep], budget[keep]
                 if not left.shape[0]:
                     break
             e = grow
@@ -212,7 +222,7 @@ def _levels(pos_value, offsets, members, p_all, a_all, inside_all, rho_all, budg
         f = np.empty_like(e)
         f[:, 0] = 0.0
         np.cumsum(terms, axis=1, out=f[:, 1:])
-        f /= np.maximum(p[left] - i, 1)[:, None]
+        f /= f_by[:, i:i + 1]
         stops[left, i] = f[:, -1]
         depth[left] = i + 1
     return stops, depth
@@ -252,17 +262,19 @@ def _positions(stops, depth, p, size, a, inside, rho, budget, weights) -> np.nda
 
 
 def _positions_block(stops, depth, p, z, size, a, inside, span, weights) -> np.ndarray:
-    width = int(span.max())
+    width, levels = int(span.max()), int(depth.max())
     y = np.arange(width)
     use = y < span[:, None]
     # P_0(y) = (p / g) prod_{u<y} (z - u) / (g - 1 - u), as mantissa * 2**exponent.
     ratio = np.where(use, (z[:, None] - y + 1) / np.maximum(size[:, None] - y, 1), 1.0)
     ratio[:, 0] = p / size
+    if size.max() <= _SMALL_GROUP and p.shape[0] * levels * width <= _CELLS:
+        return _positions_small(ratio, stops, depth, p, z, a, inside, use, weights)
     mant, expo = _scaled_cumprod(ratio)
     mant[~use] = 0.0
     n_weights = weights.shape[0]
     total = np.zeros(p.shape[0])
-    for i in range(int(depth.max())):
+    for i in range(levels):
         if i:
             step = ((i + y) * (p[:, None] - i)) / (
                 i * np.maximum(z[:, None] - y + p[:, None] - i, 1))
@@ -275,6 +287,31 @@ def _positions_block(stops, depth, p, z, size, a, inside, span, weights) -> np.n
         w_i = (np.ldexp(mant, expo) * at).sum(axis=1)
         total += np.where(i < depth, stops[:, i] * w_i, 0.0)
     return total
+
+
+def _positions_small(ratio, stops, depth, p, z, a, inside, use, weights) -> np.ndarray:
+    """:func:`_positions_block` for groups of at most ``_SMALL_GROUP`` documents,
+    all levels at once: every P_i(y) is then at least 1 / C(g, p) >= 2**-g, a
+    normal float64, so plain running products give the same bits as the
+    mantissa-exponent ones (scaling by powers of two commutes with rounding)."""
+    n, width = ratio.shape
+    levels = int(depth.max())
+    y = np.arange(width)
+    i = np.arange(1, levels)[:, None]
+    # P_0(y), then the ratios P_i(y) / P_{i-1}(y), zero past a group's depth
+    chain = np.empty((n, levels, width))
+    chain[:, 0] = np.cumprod(ratio, axis=1)
+    pc, zc = p[:, None, None], z[:, None, None]
+    chain[:, 1:] = ((i + y) * (pc - i)) / (i * np.maximum(zc - y + pc - i, 1))
+    chain *= use[:, None, :]
+    chain[:, 1:] *= i < depth[:, None, None]
+    np.cumprod(chain, axis=1, out=chain)
+    rank_of = a[:, None, None] + np.arange(levels)[:, None] + y
+    inside_cut = (rank_of < (a + inside)[:, None, None]) & use[:, None, :]
+    chain *= np.where(inside_cut, weights[np.minimum(rank_of, weights.shape[0] - 1)], 0.0)
+    w = chain.sum(axis=2)
+    terms = np.where(np.arange(levels) < depth[:, None], stops[:, :levels] * w, 0.0)
+    return np.cumsum(terms, axis=1)[:, -1]
 
 
 def _scaled_cumprod(ratio: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
