@@ -249,42 +249,73 @@ def _window(depth, p, size, a, rho, budget, weights) -> np.ndarray:
 
 
 def _positions(stops, depth, p, size, a, inside, rho, budget, weights) -> np.ndarray:
-    """sum_i S[i] sum_y P_i(y) weights[a + i + y] for each group (see module docs)."""
+    """sum_i S[i] sum_y P_i(y) weights[a + i + y] for each group (see module docs).
+
+    Groups are computed in batches (:func:`_batches`); a group's value depends
+    on that group only, not on the batch: sums run in order along the padded
+    axes (padding adds exact zeros), and the chunks of :func:`_scaled_cumprod`
+    are the group's own. So a query gives the same bits evaluated alone, in
+    chunks or with others.
+    """
     z = size - p
     span = np.minimum(np.minimum(z + 1, inside), _window(depth, p, size, a, rho, budget,
                                                           weights)).astype(np.intp)
     out = np.zeros(p.shape[0])
-    for members in _classes(span):
+    for members, step in _batches(span, size, p, depth):
         out[members] = _positions_block(stops[members], depth[members], p[members],
                                         z[members], size[members], a[members],
-                                        inside[members], span[members], weights)
+                                        inside[members], span[members], weights, step)
     return out
 
 
-def _positions_block(stops, depth, p, z, size, a, inside, span, weights) -> np.ndarray:
+def _batches(span, size, p, depth):
+    """``(members, step)`` batches of groups: by class of span; groups of up
+    to ``_SMALL_GROUP`` documents (step None: :func:`_positions_small`) in
+    runs of at most ``_CELLS`` cells, larger ones by the chunk length ``step``
+    of :func:`_scaled_cumprod`, from their own smallest ratio (the last one:
+    the ratios fall with y)."""
+    z, last = size - p, span - 1
+    tail = np.where(last > 0, (z - last + 1) / np.maximum(size - last, 1), 1.0)
+    smallest = np.minimum(p / size, tail)
+    steps = np.maximum(900 // np.maximum(1.0, -np.log2(smallest)), 1).astype(np.int64)
+    steps[size <= _SMALL_GROUP] = 0
+    for members in _classes(span):
+        key = steps[members]
+        for step in np.unique(key).tolist():
+            part = members[key == step]
+            if step:
+                yield part, step
+                continue
+            cells = int(span[part].max()) * int(depth[part].max())
+            rows = max(1, _CELLS // cells)
+            for lo in range(0, part.shape[0], rows):
+                yield part[lo:lo + rows], None
+
+
+def _positions_block(stops, depth, p, z, size, a, inside, span, weights, step) -> np.ndarray:
     width, levels = int(span.max()), int(depth.max())
     y = np.arange(width)
     use = y < span[:, None]
     # P_0(y) = (p / g) prod_{u<y} (z - u) / (g - 1 - u), as mantissa * 2**exponent.
     ratio = np.where(use, (z[:, None] - y + 1) / np.maximum(size[:, None] - y, 1), 1.0)
     ratio[:, 0] = p / size
-    if size.max() <= _SMALL_GROUP and p.shape[0] * levels * width <= _CELLS:
+    if step is None:
         return _positions_small(ratio, stops, depth, p, z, a, inside, use, weights)
-    mant, expo = _scaled_cumprod(ratio)
+    mant, expo = _scaled_cumprod(ratio, step)
     mant[~use] = 0.0
     n_weights = weights.shape[0]
     total = np.zeros(p.shape[0])
     for i in range(levels):
         if i:
-            step = ((i + y) * (p[:, None] - i)) / (
+            ratio_i = ((i + y) * (p[:, None] - i)) / (
                 i * np.maximum(z[:, None] - y + p[:, None] - i, 1))
-            mant *= np.where(use, step, 0.0)
+            mant *= np.where(use, ratio_i, 0.0)
             mant, more = np.frexp(mant)
             expo += more
         rank_of = a[:, None] + i + y
         at = np.where((rank_of < a[:, None] + inside[:, None]) & use,
                       weights[np.minimum(rank_of, n_weights - 1)], 0.0)
-        w_i = (np.ldexp(mant, expo) * at).sum(axis=1)
+        w_i = np.cumsum(np.ldexp(mant, expo) * at, axis=1)[:, -1]
         total += np.where(i < depth, stops[:, i] * w_i, 0.0)
     return total
 
@@ -309,20 +340,20 @@ def _positions_small(ratio, stops, depth, p, z, a, inside, use, weights) -> np.n
     rank_of = a[:, None, None] + np.arange(levels)[:, None] + y
     inside_cut = (rank_of < (a + inside)[:, None, None]) & use[:, None, :]
     chain *= np.where(inside_cut, weights[np.minimum(rank_of, weights.shape[0] - 1)], 0.0)
-    w = chain.sum(axis=2)
-    terms = np.where(np.arange(levels) < depth[:, None], stops[:, :levels] * w, 0.0)
+    np.cumsum(chain, axis=2, out=chain)
+    terms = np.where(np.arange(levels) < depth[:, None], stops[:, :levels] * chain[:, :, -1],
+                     0.0)
     return np.cumsum(terms, axis=1)[:, -1]
 
 
-def _scaled_cumprod(ratio: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _scaled_cumprod(ratio: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
     """Running products along axis 1 as ``mantissa * 2**exponent`` (no
-    underflow): products of chunks short enough not to underflow, renormalised
-    between chunks."""
+    underflow): products of chunks of ``step`` ratios (short enough not to
+    underflow: step * -log2(smallest ratio) <= 900), renormalised between
+    chunks."""
     n, width = ratio.shape
     mant = np.empty_like(ratio)
     expo = np.zeros(ratio.shape, dtype=np.int64)
-    smallest = ratio[ratio > 0].min() if (ratio > 0).any() else 1.0
-    step = max(1, int(900 // max(1.0, -np.log2(smallest))))
     carry_m, carry_e = np.ones(n), np.zeros(n, dtype=np.int64)
     for lo in range(0, width, step):
         hi = min(lo + step, width)
