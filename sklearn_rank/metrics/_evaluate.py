@@ -8,8 +8,9 @@ from .._validation import validate_params
 from ._evaluation import Evaluation
 from ._inputs import prepare
 from ._plan import Plan
-from ._spec import MetricSpec
-from ._vocab_irm import IRM_OBJECT
+from ._spec import MetricSpec, parse_specs
+from ._trec_flat import ENGINE_OPTIONS, engine_items, flat_engine
+from ._vocab_irm import IRM_OBJECT, is_irm_object
 
 __all__ = ["evaluate"]
 
@@ -73,5 +74,34 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10",), sample_weight=N
     >>> ev.qids
     array(['a', 'b'], dtype='<U1')
     """
-    plan = Plan.of(metrics, options, caller="evaluate")
-    return plan.evaluate(prepare(y_true, y_score, qid, sample_weight))
+    listed = [metrics] if isinstance(metrics, str | MetricSpec) or is_irm_object(metrics) \
+        else list(metrics)
+    engine = engine_items(listed)
+    if not engine:
+        plan = Plan.of(listed, options, caller="evaluate")
+        return plan.evaluate(prepare(y_true, y_score, qid, sample_weight))
+    return _with_engine(listed, engine, options, prepare(y_true, y_score, qid, sample_weight))
+
+
+def _with_engine(listed: list, engine: dict, options: dict, data) -> Evaluation:
+    """:func:`evaluate` of ``listed`` metrics, some of which (``engine``:
+    position -> item) the trec_eval engine computes (:mod:`._trec_flat`)."""
+    from ..trec._evaluate import _with_engine as merged
+
+    rest = [metric for i, metric in enumerate(listed) if i not in engine]
+    registry = None
+    if rest:
+        accepted = {p for s in parse_specs(rest) for p in s.info.params}
+        plan = Plan.of(rest, {k: v for k, v in options.items()
+                              if k in accepted or k not in ENGINE_OPTIONS}, caller="evaluate")
+        registry = plan.evaluate(data)
+    else:
+        unknown = [k for k in options if k not in ENGINE_OPTIONS]
+        if unknown:
+            names = [str(metric) for metric in listed]
+            raise TypeError(f"evaluate() got an option {unknown[0]!r} that none of the metrics "
+                            f"{names} takes. Options they take: {', '.join(ENGINE_OPTIONS)}.")
+    entries = dict(zip(engine, flat_engine(list(engine.values()), data, options), strict=True))
+    groups = [entries[i] if i in engine else [str(s) for s in parse_specs([metric])]
+              for i, metric in enumerate(listed)]
+    return merged(registry, data.qids, groups)

@@ -205,6 +205,36 @@ def parse(spec: str | MetricSpec) -> MetricSpec:
                 "pass it to evaluate / evaluate_run, which expand it, or name one cut-off."
             )
         return parse(trec[0])
+    try:
+        return _parse_text(text, spec)
+    except ValueError:
+        _refuse_engine_name(text, spec)
+        raise
+
+
+def _refuse_engine_name(text: str, spec: str) -> None:
+    """A trec_eval family no registry spec computes (``num_ret``,
+    ``iprec_at_recall.0.5``, ``official``, ...): say which entry points do."""
+    family = text.partition(".")[0]
+    if not family.replace("_", "").isalnum():
+        return
+    from ..trec._te_table import MEASURES, NICKNAMES, parse_measures
+
+    if family in MEASURES or family in NICKNAMES:
+        try:
+            parse_measures([text])
+        except ValueError:
+            return  # not trec_eval's grammar either: the registry's message
+        raise ValueError(
+            f"{shown(spec)} is a trec_eval measure that no registry spec computes: "
+            "sklearn_rank.metrics.evaluate(y_true, y_score, qid=qid, "
+            f"metrics=[{shown(text)}]) computes it on flat rows and "
+            "sklearn_rank.trec.evaluate_run on a run (a metric function or a scorer "
+            "takes registry specs only).") from None
+
+
+def _parse_text(text: str, spec: str) -> MetricSpec:
+    """:func:`parse` of a spec that is not a trec_eval name."""
     minus = text.endswith("-")
     node = _spec_text.parse_expression(text[:-1].rstrip() if minus else text, spec)
     if irm_head(node) is not None:
