@@ -334,7 +334,9 @@ def test_lower_case_names_keep_the_registry_meaning():
     got = evaluate(y, s, metrics=["ndcg", "nDCG", "ndcg(gain='linear')"]).mean
     assert got["nDCG"] == got["ndcg(gain='linear')"] != got["ndcg"]
     # bare P is trec_eval's P_5 ... P_1000 family
-    assert [str(m) for m in evaluate(y, s, metrics=["P"]).metrics][:2] == ["p@5", "p@10"]
+    # trec_eval's P family, keyed as trec_eval prints it
+    assert [str(m) for m in evaluate(y, s, metrics=["P"]).metrics][:2] == ["P_5", "P_10"]
+    assert evaluate(y, s, metrics=["P"]).metrics[0] == parse_metric("p@5")
 
 
 def test_flat_rows_and_scorers_take_ir_measures_names():

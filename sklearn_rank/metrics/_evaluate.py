@@ -104,4 +104,4 @@ def _with_engine(listed: list, engine: dict, options: dict, data) -> Evaluation:
     entries = dict(zip(engine, flat_engine(list(engine.values()), data, options), strict=True))
     groups = [entries[i] if i in engine else [str(s) for s in parse_specs([metric])]
               for i, metric in enumerate(listed)]
-    return merged(registry, data.qids, groups)
+    return merged(registry, data.qids, groups, listed)
