@@ -35,20 +35,31 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10",), sample_weight=N
         :func:`sklearn.metrics.ndcg_score`, where each row is a query.
     metrics : str, MetricSpec or list of them, default=("ndcg@10",)
         Metric specs such as ``"ndcg@10"``, ``"dcg(gain='linear')@5"`` or
-        ``"ndcg@10-"`` (see :func:`parse_metric` and :func:`get_metric_names`).
+        ``"ndcg@10-"`` (see :func:`parse_metric` and :func:`get_metric_names`),
+        ir_measures' names (``"nDCG@10"``, ``"AP(rel=2)"``) and trec_eval's
+        (``"P.5,10"``, ``"ndcg_cut.10"``, ``"recip_rank"``), including the
+        families only trec_eval has (``"num_ret"``, ``"iprec_at_recall"``,
+        ``"11pt_avg"``, ``"Rprec_mult"``, ``"relative_P.5"``, ``"G"``,
+        ``"infAP"``, ``"utility"``, ``"official"``, ``"all_trec"``, ...; see
+        Notes).
     sample_weight : array-like of shape (n_rows,) or (n_queries,), default=None
         Per-row weights (1-D layout; a query's weight is the mean of its rows'
         weights, LightGBM's rule) or per-query weights (2-D layout).
     **options
         Options applied to every metric that takes them and does not set them
         in its spec (``gain``, ``discount``, ``log_base``, ``ties``, ``empty``,
-        ``convention``). The cut-off belongs in the spec (``"ndcg@10"``).
+        ``convention``, ``threshold``). The cut-off belongs in the spec
+        (``"ndcg@10"``). trec_eval's own families read ``threshold``,
+        ``ties`` and ``convention`` only.
 
     Returns
     -------
     evaluation : Evaluation
         Per-query values (``.per_query``), means (``.mean``), ``.qids``,
-        ``.n_queries`` and ``.n_empty``, keyed by canonical spec.
+        ``.n_queries`` and ``.n_empty``, keyed by canonical spec; trec_eval's
+        and ir_measures' names key as those tools print them (``"P_5"``,
+        ``"ndcg_cut_10"``, ``"iprec_at_recall_0.50"``, ``"nDCG@10"``), and
+        any spelling of a metric finds it (``ev.mean["p@5"]``).
 
     See Also
     --------
@@ -59,6 +70,26 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10",), sample_weight=N
     -----
     The inputs are validated and grouped once and every query is ranked once
     per tie policy in use, whatever the number of metrics.
+
+    trec_eval's families that no registry metric computes are computed by the
+    trec_eval 10.0 engine of :func:`~sklearn_rank.trec.evaluate_run`, on the
+    run that flat rows stand for: every row is a retrieved and judged
+    document whose label (an integer >= 0) is its relevance level, relevant
+    when it is >= ``threshold`` (trec_eval's ``-l``), so there is no
+    unjudged document and no unretrieved relevant one; each query is ranked
+    by decreasing score, equal scores ordered by ``ties`` (``"stable"``,
+    also under ``convention="trec_eval"``: input order). Their values are
+    :func:`~sklearn_rank.trec.evaluate_run`'s on those qrels and run (and
+    the trec_eval binary's when no scores tie: it breaks ties by document
+    id). They have no tie-averaged form: under ``ties="average"`` a query
+    with tied scores is a ValueError for those whose value depends on the
+    order of tied documents (the counts and set measures ``num_*``,
+    ``set_*``, ``utility``, ``unj`` take any ``ties``). A count's ``mean``
+    is trec_eval's summary, the sum over queries. ``runid`` and
+    ``relstring`` (strings about a run file) and ir_measures' ``Compat`` and
+    ``Accuracy`` are refused, naming :func:`~sklearn_rank.trec.trec_eval` or
+    :func:`~sklearn_rank.trec.evaluate_run`; so is ``sample_weight`` with
+    these measures.
 
     Examples
     --------
@@ -73,6 +104,9 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10",), sample_weight=N
     0.7952
     >>> ev.qids
     array(['a', 'b'], dtype='<U1')
+    >>> ev = evaluate(y_true, y_score, qid=qid, metrics=["P.5", "num_rel", "relative_P.2"])
+    >>> ev.mean
+    {'P_5': 0.5, 'num_rel': 6.0, 'relative_P_2': 1.0}
     """
     listed = [metrics] if isinstance(metrics, str | MetricSpec) or is_irm_object(metrics) \
         else list(metrics)

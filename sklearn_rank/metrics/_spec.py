@@ -28,7 +28,7 @@ from ._params import CONVENTIONS, PARAMS, check_options, convention_options
 from ._registry import ALIASES, METRICS, closest, lookup
 from ._spec_text import SYNTAX, shown
 from ._vocab_irm import IRM_ALIASES, IRM_MEASURES, IRM_OBJECT, irm_head, irm_spec, is_irm_object
-from ._vocab_trec import TREC_CUTOFF_MEASURES, TREC_MEASURES, trec_labelled
+from ._vocab_trec import TREC_CUTOFF_MEASURES, TREC_MEASURES, refuse_engine_name, trec_labelled
 
 __all__ = ["MetricSpec", "build", "expand_metrics", "parse", "parse_metric", "spec_with"]
 
@@ -220,29 +220,8 @@ def parse(spec: str | MetricSpec) -> MetricSpec:
     try:
         return _parse_text(text, spec)
     except ValueError:
-        _refuse_engine_name(text, spec)
+        refuse_engine_name(text, spec)
         raise
-
-
-def _refuse_engine_name(text: str, spec: str) -> None:
-    """A trec_eval family no registry spec computes (``num_ret``,
-    ``iprec_at_recall.0.5``, ``official``, ...): say which entry points do."""
-    family = text.partition(".")[0]
-    if not family.replace("_", "").isalnum():
-        return
-    from ..trec._te_table import MEASURES, NICKNAMES, parse_measures
-
-    if family in MEASURES or family in NICKNAMES:
-        try:
-            parse_measures([text])
-        except ValueError:
-            return  # not trec_eval's grammar either: the registry's message
-        raise ValueError(
-            f"{shown(spec)} is a trec_eval measure that no registry spec computes: "
-            "sklearn_rank.metrics.evaluate(y_true, y_score, qid=qid, "
-            f"metrics=[{shown(text)}]) computes it on flat rows and "
-            "sklearn_rank.trec.evaluate_run on a run (a metric function or a scorer "
-            "takes registry specs only).") from None
 
 
 def _parse_text(text: str, spec: str) -> MetricSpec:

@@ -17,8 +17,8 @@ from . import _spec_text
 from ._params import PARAMS
 from ._registry import ALIASES, METRICS
 
-__all__ = ["TREC_CUTOFF_MEASURES", "TREC_DEFAULT_CUTOFFS", "TREC_MEASURES", "trec_labelled",
-           "trec_name", "trec_specs"]
+__all__ = ["TREC_CUTOFF_MEASURES", "TREC_DEFAULT_CUTOFFS", "TREC_MEASURES",
+           "refuse_engine_name", "trec_labelled", "trec_name", "trec_specs"]
 
 TREC_MEASURES: dict[str, str] = {
     "map": "map",
@@ -97,3 +97,24 @@ def trec_name(spec, options: Mapping[str, Any] | None = None) -> str | None:
         if spec.k is not None and text == template.format(spec.k):
             return f"{family}_{spec.k}"
     return None
+
+
+def refuse_engine_name(text: str, spec: str) -> None:
+    """A trec_eval family no registry spec computes (``num_ret``,
+    ``iprec_at_recall.0.5``, ``official``, ...): say which entry points do."""
+    family = text.partition(".")[0]
+    if not family.replace("_", "").isalnum():
+        return
+    from ..trec._te_table import MEASURES, NICKNAMES, parse_measures
+
+    if family in MEASURES or family in NICKNAMES:
+        try:
+            parse_measures([text])
+        except ValueError:
+            return  # not trec_eval's grammar either: the registry's message
+        raise ValueError(
+            f"{_spec_text.shown(spec)} is a trec_eval measure that no registry spec computes: "
+            "sklearn_rank.metrics.evaluate(y_true, y_score, qid=qid, "
+            f"metrics=[{_spec_text.shown(text)}]) computes it on flat rows and "
+            "sklearn_rank.trec.evaluate_run on a run (a metric function or a scorer "
+            "takes registry specs only).") from None
