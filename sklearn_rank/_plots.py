@@ -35,7 +35,8 @@ def at_k_families(specs, labels=None) -> list[tuple[str, list]]:
         seen.add(key)
         top = min(spec.k, _MAX_POINTS)
         name = labels.get(str(spec), str(spec))
-        label = (name.rsplit("_", 1)[0] if name != str(spec)
+        trec = getattr(spec, "trec", None) is not None  # keyed by trec_eval's name
+        label = (name.rsplit("_", 1)[0] if name != str(spec) or trec
                  else str(spec.with_options(k=None)))
         families.append((f"{label}@k", [spec.with_options(k=j) for j in range(1, top + 1)]))
     return families

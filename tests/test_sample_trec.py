@@ -109,4 +109,4 @@ def test_dense_beats_bm25_and_rm3_does_not():
             frame["system"], frame["metric"], frame["significant"], strict=True)}
         assert len(significant) == 4
         assert sorted(k for k, v in significant.items() if v) == [
-            "dense map", "dense ndcg(gain='linear')@10"], significant
+            "dense map", "dense ndcg_cut_10"], significant

@@ -8,8 +8,9 @@ from .._validation import validate_params
 from ._evaluation import Evaluation
 from ._inputs import prepare
 from ._plan import Plan
-from ._spec import MetricSpec
-from ._vocab_irm import IRM_OBJECT
+from ._spec import MetricSpec, parse_specs
+from ._trec_flat import ENGINE_OPTIONS, engine_items, flat_engine
+from ._vocab_irm import IRM_OBJECT, is_irm_object
 
 __all__ = ["evaluate"]
 
@@ -34,20 +35,31 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10",), sample_weight=N
         :func:`sklearn.metrics.ndcg_score`, where each row is a query.
     metrics : str, MetricSpec or list of them, default=("ndcg@10",)
         Metric specs such as ``"ndcg@10"``, ``"dcg(gain='linear')@5"`` or
-        ``"ndcg@10-"`` (see :func:`parse_metric` and :func:`get_metric_names`).
+        ``"ndcg@10-"`` (see :func:`parse_metric` and :func:`get_metric_names`),
+        ir_measures' names (``"nDCG@10"``, ``"AP(rel=2)"``) and trec_eval's
+        (``"P.5,10"``, ``"ndcg_cut.10"``, ``"recip_rank"``), including the
+        families only trec_eval has (``"num_ret"``, ``"iprec_at_recall"``,
+        ``"11pt_avg"``, ``"Rprec_mult"``, ``"relative_P.5"``, ``"G"``,
+        ``"infAP"``, ``"utility"``, ``"official"``, ``"all_trec"``, ...; see
+        Notes).
     sample_weight : array-like of shape (n_rows,) or (n_queries,), default=None
         Per-row weights (1-D layout; a query's weight is the mean of its rows'
         weights, LightGBM's rule) or per-query weights (2-D layout).
     **options
         Options applied to every metric that takes them and does not set them
         in its spec (``gain``, ``discount``, ``log_base``, ``ties``, ``empty``,
-        ``convention``). The cut-off belongs in the spec (``"ndcg@10"``).
+        ``convention``, ``threshold``). The cut-off belongs in the spec
+        (``"ndcg@10"``). trec_eval's own families read ``threshold``,
+        ``ties`` and ``convention`` only.
 
     Returns
     -------
     evaluation : Evaluation
         Per-query values (``.per_query``), means (``.mean``), ``.qids``,
-        ``.n_queries`` and ``.n_empty``, keyed by canonical spec.
+        ``.n_queries`` and ``.n_empty``, keyed by canonical spec; trec_eval's
+        and ir_measures' names key as those tools print them (``"P_5"``,
+        ``"ndcg_cut_10"``, ``"iprec_at_recall_0.50"``, ``"nDCG@10"``), and
+        any spelling of a metric finds it (``ev.mean["p@5"]``).
 
     See Also
     --------
@@ -58,6 +70,26 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10",), sample_weight=N
     -----
     The inputs are validated and grouped once and every query is ranked once
     per tie policy in use, whatever the number of metrics.
+
+    trec_eval's families that no registry metric computes are computed by the
+    trec_eval 10.0 engine of :func:`~sklearn_rank.trec.evaluate_run`, on the
+    run that flat rows stand for: every row is a retrieved and judged
+    document whose label (an integer >= 0) is its relevance level, relevant
+    when it is >= ``threshold`` (trec_eval's ``-l``), so there is no
+    unjudged document and no unretrieved relevant one; each query is ranked
+    by decreasing score, equal scores ordered by ``ties`` (``"stable"``,
+    also under ``convention="trec_eval"``: input order). Their values are
+    :func:`~sklearn_rank.trec.evaluate_run`'s on those qrels and run (and
+    the trec_eval binary's when no scores tie: it breaks ties by document
+    id). They have no tie-averaged form: under ``ties="average"`` a query
+    with tied scores is a ValueError for those whose value depends on the
+    order of tied documents (the counts and set measures ``num_*``,
+    ``set_*``, ``utility``, ``unj`` take any ``ties``). A count's ``mean``
+    is trec_eval's summary, the sum over queries. ``runid`` and
+    ``relstring`` (strings about a run file) and ir_measures' ``Compat`` and
+    ``Accuracy`` are refused, naming :func:`~sklearn_rank.trec.trec_eval` or
+    :func:`~sklearn_rank.trec.evaluate_run`; so is ``sample_weight`` with
+    these measures.
 
     Examples
     --------
@@ -72,6 +104,38 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10",), sample_weight=N
     0.7952
     >>> ev.qids
     array(['a', 'b'], dtype='<U1')
+    >>> ev = evaluate(y_true, y_score, qid=qid, metrics=["P.5", "num_rel", "relative_P.2"])
+    >>> ev.mean
+    {'P_5': 0.5, 'num_rel': 6.0, 'relative_P_2': 1.0}
     """
-    plan = Plan.of(metrics, options, caller="evaluate")
-    return plan.evaluate(prepare(y_true, y_score, qid, sample_weight))
+    listed = [metrics] if isinstance(metrics, str | MetricSpec) or is_irm_object(metrics) \
+        else list(metrics)
+    engine = engine_items(listed)
+    if not engine:
+        plan = Plan.of(listed, options, caller="evaluate")
+        return plan.evaluate(prepare(y_true, y_score, qid, sample_weight))
+    return _with_engine(listed, engine, options, prepare(y_true, y_score, qid, sample_weight))
+
+
+def _with_engine(listed: list, engine: dict, options: dict, data) -> Evaluation:
+    """:func:`evaluate` of ``listed`` metrics, some of which (``engine``:
+    position -> item) the trec_eval engine computes (:mod:`._trec_flat`)."""
+    from ..trec._evaluate import _with_engine as merged
+
+    rest = [metric for i, metric in enumerate(listed) if i not in engine]
+    registry = None
+    if rest:
+        accepted = {p for s in parse_specs(rest) for p in s.info.params}
+        plan = Plan.of(rest, {k: v for k, v in options.items()
+                              if k in accepted or k not in ENGINE_OPTIONS}, caller="evaluate")
+        registry = plan.evaluate(data)
+    else:
+        unknown = [k for k in options if k not in ENGINE_OPTIONS]
+        if unknown:
+            names = [str(metric) for metric in listed]
+            raise TypeError(f"evaluate() got an option {unknown[0]!r} that none of the metrics "
+                            f"{names} takes. Options they take: {', '.join(ENGINE_OPTIONS)}.")
+    entries = dict(zip(engine, flat_engine(list(engine.values()), data, options), strict=True))
+    groups = [entries[i] if i in engine else [str(s) for s in parse_specs([metric])]
+              for i, metric in enumerate(listed)]
+    return merged(registry, data.qids, groups, listed)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ._names import safe_name
-from ._spec import parse
+from ._spec import MetricSpec, parse
 
 __all__ = ["Evaluation"]
 
@@ -14,19 +16,37 @@ class _SpecDict(dict):
     """A dict keyed by canonical metric specs that also finds other spellings.
 
     ``ev.mean[" ndcg @ 10"]`` and ``ev.mean["ndcg(gain='exponential')@10"]`` both
-    find the entry stored under ``"ndcg@10"``.
+    find the entry stored under ``"ndcg@10"``; an entry keyed by the name of
+    another vocabulary (trec_eval's ``"P_5"``, ir_measures' ``"nDCG@10"``) is
+    found by any spelling of its spec too (``"p@5"``, ``"P.5"``), and by the
+    text it was asked for (``aliases``: ``"NumRelRet"`` -> ``"NumRet(rel=1)"``).
+    A key found nowhere is a KeyError that lists the keys.
     """
+
+    def __init__(self, values, aliases=None):
+        super().__init__(values)
+        self._aliases = dict(aliases or {})
 
     def _key(self, key):
         if dict.__contains__(self, key):
             return key
+        if isinstance(key, str) and key.strip() in self._aliases:
+            return self._aliases[key.strip()]
         try:
-            return str(parse(key))
+            spec = parse(key)
         except (TypeError, ValueError):
             return key
+        text = str(spec)
+        if dict.__contains__(self, text):
+            return text
+        return self._aliases.get(_plain(spec), text)
 
     def __getitem__(self, key):
-        return dict.__getitem__(self, self._key(key))
+        found = self._key(key)
+        if not dict.__contains__(self, found):
+            raise KeyError(f"{key!r} is not a metric of this evaluation; its keys: "
+                           f"{', '.join(map(repr, dict.keys(self)))}")
+        return dict.__getitem__(self, found)
 
     def __contains__(self, key):
         return dict.__contains__(self, self._key(key))
@@ -35,12 +55,36 @@ class _SpecDict(dict):
         return dict.get(self, self._key(key), default)
 
 
+def _plain(spec) -> str:
+    """A spec's canonical spelling in the registry's vocabulary."""
+    return str(replace(spec, label=None, trec=None))
+
+
+def _aliases(metrics, keys, given) -> dict:
+    """Other spellings of the keys: the registry spelling of a spec keyed by
+    another vocabulary's name, and the ``given`` ones (text asked -> key)."""
+    out = {}
+    for metric in metrics:
+        if isinstance(metric, MetricSpec) and str(metric) in keys \
+                and _plain(metric) not in keys:
+            out.setdefault(_plain(metric), str(metric))
+    out.update({text: key for text, key in (given or {}).items()
+                if key in keys and text not in keys})
+    return out
+
+
 class Evaluation:
     """Per-query and mean values of ranking metrics.
 
     Returned by :func:`~sklearn_rank.metrics.evaluate`; not meant to be built
     by hand. Results are keyed by the canonical spelling of each metric spec
-    (``str(parse_metric(spec))``); lookups accept any spelling of the spec.
+    (``str(parse_metric(spec))``): a spec written in trec_eval's or
+    ir_measures' vocabulary keys as that vocabulary prints it (``"P.5"`` ->
+    ``"P_5"``, ``"ndcg_cut.10"`` -> ``"ndcg_cut_10"``,
+    ``"iprec_at_recall.0.5"`` -> ``"iprec_at_recall_0.50"``, ``"nDCG@10"``);
+    lookups accept any spelling of the spec (``ev.mean["p@5"]``) and the
+    text a metric was asked for (``"NumRelRet"``); another key is a
+    KeyError that lists the keys.
     Two evaluations are equal (``==``) when their metrics, query ids, weights,
     per-query values, means and empty counts are all exactly equal (NaN equal
     to NaN) — how the chunked and Dask paths are checked against this one.
@@ -68,11 +112,12 @@ class Evaluation:
         The metrics, in the order they were asked for.
     """
 
-    def __init__(self, qids, per_query, mean, n_empty, weights, metrics):
+    def __init__(self, qids, per_query, mean, n_empty, weights, metrics, aliases=None):
+        aliases = _aliases(metrics, per_query, aliases)
         self.qids = qids
-        self.per_query = _SpecDict(per_query)
-        self.mean = _SpecDict(mean)
-        self.n_empty = _SpecDict(n_empty)
+        self.per_query = _SpecDict(per_query, aliases)
+        self.mean = _SpecDict(mean, aliases)
+        self.n_empty = _SpecDict(n_empty, aliases)
         self.weights = weights
         self.metrics = tuple(metrics)
 

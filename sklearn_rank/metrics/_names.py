@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 
 from ._spec import parse_metric
 
@@ -88,7 +89,8 @@ def safe_name(spec) -> str:
         parsed = parse_metric(text)
     prefix = []
     if parsed is not None:
-        text = str(parsed)  # its canonical spelling
+        # its canonical spelling (a trec_eval name, "P_5", is the spec "p@5")
+        text = str(replace(parsed, trec=None))
         if parsed.label is not None:  # ir_measures' spelling: 'nDCG@10' -> irm_ndcg_at_10
             prefix, text = ["irm"], text.lower()
     match = _CANONICAL.fullmatch(text)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -28,7 +28,7 @@ from ._params import CONVENTIONS, PARAMS, check_options, convention_options
 from ._registry import ALIASES, METRICS, closest, lookup
 from ._spec_text import SYNTAX, shown
 from ._vocab_irm import IRM_ALIASES, IRM_MEASURES, IRM_OBJECT, irm_head, irm_spec, is_irm_object
-from ._vocab_trec import TREC_CUTOFF_MEASURES, TREC_MEASURES, trec_specs
+from ._vocab_trec import TREC_CUTOFF_MEASURES, TREC_MEASURES, refuse_engine_name, trec_labelled
 
 __all__ = ["MetricSpec", "build", "expand_metrics", "parse", "parse_metric", "spec_with"]
 
@@ -84,6 +84,12 @@ class MetricSpec:
         ir_measures' ``judged_only=True``: in :func:`~sklearn_rank.trec.evaluate_run`
         the unjudged retrieved documents are removed before ranking, for this
         metric only (trec_eval's ``-J``); flat rows are all judged.
+    trec : str or None
+        The name trec_eval prints for the spec when it was written as a
+        trec_eval measure (``"P_5"`` for ``"P.5"``, ``"ndcg_cut_10"``): how it
+        prints and keys results. The spec equals the same metric written in
+        the registry's spelling (``parse_metric("P.5") ==
+        parse_metric("p@5")``).
     """
 
     name: str
@@ -91,6 +97,7 @@ class MetricSpec:
     params: tuple[tuple[str, Any], ...] = ()
     label: str | None = None
     judged_only: bool = False
+    trec: str | None = field(default=None, compare=False)
 
     @property
     def info(self):
@@ -136,6 +143,8 @@ class MetricSpec:
     def __str__(self) -> str:
         if self.label is not None:
             return self.label
+        if self.trec is not None:
+            return self.trec
         shown_options, minus = self._shown_options()
         text = self.name
         if shown_options:
@@ -181,8 +190,11 @@ def expand_metrics(metrics) -> list[MetricSpec]:
     specs = []
     for metric in metrics:
         metric = str(metric) if is_irm_object(metric) else metric
-        names = trec_specs(metric.strip()) if isinstance(metric, str) else None
-        specs.extend(parse(m) for m in (names or [metric]))
+        names = trec_labelled(metric.strip()) if isinstance(metric, str) else None
+        if names is None:
+            specs.append(parse(metric))
+        else:
+            specs.extend(replace(parse(m), trec=label) for m, label in names)
     return specs
 
 
@@ -196,15 +208,24 @@ def parse(spec: str | MetricSpec) -> MetricSpec:
         raise TypeError(f"A metric spec must be a str or MetricSpec, got {type(spec).__name__}.")
     text = spec.strip()
     _spec_text.check_text(text)
-    trec = trec_specs(text)
+    trec = trec_labelled(text)
     if trec is not None:
         if len(trec) > 1:
-            listed = ", ".join(trec[:5]) + (", ..." if len(trec) > 5 else "")
+            listed = ", ".join(m for m, _ in trec[:5]) + (", ..." if len(trec) > 5 else "")
             raise ValueError(
                 f"trec_eval measure {shown(spec)} stands for {len(trec)} metrics ({listed}); "
                 "pass it to evaluate / evaluate_run, which expand it, or name one cut-off."
             )
-        return parse(trec[0])
+        return replace(parse(trec[0][0]), trec=trec[0][1])
+    try:
+        return _parse_text(text, spec)
+    except ValueError:
+        refuse_engine_name(text, spec)
+        raise
+
+
+def _parse_text(text: str, spec: str) -> MetricSpec:
+    """:func:`parse` of a spec that is not a trec_eval name."""
     minus = text.endswith("-")
     node = _spec_text.parse_expression(text[:-1].rstrip() if minus else text, spec)
     if irm_head(node) is not None:
@@ -370,7 +391,8 @@ def parse_metric(spec: str | MetricSpec) -> MetricSpec:
     "ndcg(gain='exponential')@5"
     >>> parse_metric("ndcg(convention='xgboost')@10-").resolve()["empty"]
     'zero'
-    >>> parse_metric("ndcg_cut.10")
-    MetricSpec("ndcg(gain='linear')@10")
+    >>> spec = parse_metric("ndcg_cut.10")  # trec_eval's name (linear gain), as it prints
+    >>> spec, spec == parse_metric("ndcg(gain='linear')@10")
+    (MetricSpec('ndcg_cut_10'), True)
     """
     return parse(spec)

@@ -320,9 +320,15 @@ def irm_spec(node: ast.expr, spec: str, build: Callable) -> tuple[str, dict, str
     _check(name, params, spec)
     if is_engine(name, params):
         family = ENGINE.get(name) or {"SetP": "set_relative_P", "SetF": "set_F.beta"}.get(name)
-        what = (f"it is trec_eval's {family} with ir_measures' conventions"
-                if family else "it compares the run with the qrels' ideal ranking")
-        _refuse(name, f"{what}, computed from qrels and a run: "
-                      "sklearn_rank.trec.evaluate_run(qrels, run, "
-                      f"[{irm_label(name, params)!r}]) or sklearn-rank evaluate give it.")
+        label = irm_label(name, params)
+        if family:
+            _refuse(name, f"it is trec_eval's {family} with ir_measures' conventions, which no "
+                          "registry spec computes: sklearn_rank.metrics.evaluate(y_true, "
+                          f"y_score, qid=qid, metrics=[{label!r}]) gives it on flat rows, "
+                          f"sklearn_rank.trec.evaluate_run(qrels, run, [{label!r}]) or "
+                          "sklearn-rank evaluate on a run (a metric function or a scorer "
+                          "takes registry specs only).")
+        _refuse(name, "it compares the run with the qrels' ideal ranking, computed from "
+                      f"qrels and a run: sklearn_rank.trec.evaluate_run(qrels, run, [{label!r}]) "
+                      "or sklearn-rank evaluate give it.")
     return _REGISTRY_NAME[name], _options(name, params), irm_label(name, params)

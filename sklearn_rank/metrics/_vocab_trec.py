@@ -17,8 +17,8 @@ from . import _spec_text
 from ._params import PARAMS
 from ._registry import ALIASES, METRICS
 
-__all__ = ["TREC_CUTOFF_MEASURES", "TREC_DEFAULT_CUTOFFS", "TREC_MEASURES", "trec_name",
-           "trec_specs"]
+__all__ = ["TREC_CUTOFF_MEASURES", "TREC_DEFAULT_CUTOFFS", "TREC_MEASURES",
+           "refuse_engine_name", "trec_labelled", "trec_name", "trec_specs"]
 
 TREC_MEASURES: dict[str, str] = {
     "map": "map",
@@ -57,17 +57,25 @@ def trec_specs(name: str) -> list[str] | None:
     :func:`~sklearn_rank.trec.evaluate_run`, ``"ndcg"`` has trec_eval's linear
     gain; trec_eval's bare ``recall`` family is ``"recall.5,10,..."``).
     """
+    found = trec_labelled(name)
+    return None if found is None else [spec for spec, _ in found]
+
+
+def trec_labelled(name: str) -> list[tuple[str, str]] | None:
+    """``[(registry spelling, name trec_eval prints)]`` of a trec_eval
+    measure name (``"P.5,10"`` -> ``[("p@5", "P_5"), ("p@10", "P_10")]``), or
+    None if it is not one (see :func:`trec_specs`)."""
     _spec_text.check_text(name)
     if name in METRICS or name in ALIASES:
         return None
     if name in TREC_MEASURES:
-        return [TREC_MEASURES[name]]
+        return [(TREC_MEASURES[name], name)]
     match = _TREC_PATTERN.match(name)
     if match is None:
         return None
     family, cutoffs = match.groups()
     ks = TREC_DEFAULT_CUTOFFS[family] if cutoffs is None else [int(c) for c in cutoffs.split(",")]
-    return [TREC_CUTOFF_MEASURES[family].format(k) for k in ks]
+    return [(TREC_CUTOFF_MEASURES[family].format(k), f"{family}_{k}") for k in ks]
 
 
 def trec_name(spec, options: Mapping[str, Any] | None = None) -> str | None:
@@ -81,7 +89,7 @@ def trec_name(spec, options: Mapping[str, Any] | None = None) -> str | None:
     core = {p: v for p, v in resolved.items()
             if p not in ("convention", "ties", "empty", "threshold")
             and v != PARAMS[p].default}
-    text = str(replace(spec, params=tuple(sorted(core.items()))))
+    text = str(replace(spec, params=tuple(sorted(core.items())), trec=None))
     for name, target in TREC_MEASURES.items():
         if text == target:
             return name
@@ -89,3 +97,24 @@ def trec_name(spec, options: Mapping[str, Any] | None = None) -> str | None:
         if spec.k is not None and text == template.format(spec.k):
             return f"{family}_{spec.k}"
     return None
+
+
+def refuse_engine_name(text: str, spec: str) -> None:
+    """A trec_eval family no registry spec computes (``num_ret``,
+    ``iprec_at_recall.0.5``, ``official``, ...): say which entry points do."""
+    family = text.partition(".")[0]
+    if not family.replace("_", "").isalnum():
+        return
+    from ..trec._te_table import MEASURES, NICKNAMES, parse_measures
+
+    if family in MEASURES or family in NICKNAMES:
+        try:
+            parse_measures([text])
+        except ValueError:
+            return  # not trec_eval's grammar either: the registry's message
+        raise ValueError(
+            f"{_spec_text.shown(spec)} is a trec_eval measure that no registry spec computes: "
+            "sklearn_rank.metrics.evaluate(y_true, y_score, qid=qid, "
+            f"metrics=[{_spec_text.shown(text)}]) computes it on flat rows and "
+            "sklearn_rank.trec.evaluate_run on a run (a metric function or a scorer "
+            "takes registry specs only).") from None

@@ -157,14 +157,21 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     entries = dict(zip(engine, entries, strict=True))
     groups = [entries[i] if i in engine else [str(s) for s in parse_specs([metric])]
               for i, metric in enumerate(listed)]
-    return _with_engine(registry, qids, groups)
+    return _with_engine(registry, qids, groups, listed)
 
 
-def _with_engine(registry: Evaluation | None, qids, groups: list) -> Evaluation:
+def _with_engine(registry: Evaluation | None, qids, groups: list, listed: list) -> Evaluation:
     """One evaluation, in the order asked for, of the registry's keys and the
-    engine's entries (``groups``: for every metric asked for, its registry
-    keys or its engine entries); a key met again keeps its first value."""
+    engine's entries (``groups``: for every metric asked for in ``listed``,
+    its registry keys or its engine entries); a key met again keeps its first
+    value. A metric asked for as text that gives one engine entry is found by
+    that text too (``ev.mean["NumRelRet"]``)."""
     specs = {} if registry is None else {str(m): m for m in registry.metrics}
+    aliases = {}
+    for metric, group in zip(listed, groups, strict=True):
+        if len(group) == 1 and not isinstance(group[0], str) and not isinstance(metric,
+                                                                              MetricSpec):
+            aliases[str(metric).strip()] = group[0][0].key
 
     def entries():
         for group in groups:
@@ -175,7 +182,8 @@ def _with_engine(registry: Evaluation | None, qids, groups: list) -> Evaluation:
                     spec, values, summary, empty = entry
                     yield spec.key, spec, values, summary, empty
 
-    return _combined(qids, None if registry is None else registry.weights, entries())
+    return _combined(qids, None if registry is None else registry.weights, entries(),
+                     aliases)
 
 
 def _entry(evaluation: Evaluation, key: str, spec) -> tuple:
@@ -184,15 +192,16 @@ def _entry(evaluation: Evaluation, key: str, spec) -> tuple:
             evaluation.n_empty[key])
 
 
-def _combined(qids, weights, entries) -> Evaluation:
+def _combined(qids, weights, entries, aliases=None) -> Evaluation:
     """An evaluation of ``qids`` from ``(key, spec, values, mean, n_empty)``
-    entries, in their order; a key met again keeps its first entry."""
+    entries, in their order; a key met again keeps its first entry
+    (``aliases``: other texts of keys, see :class:`Evaluation`)."""
     per_query, mean, n_empty, metrics = {}, {}, {}, []
     for key, spec, values, summary, empty in entries:
         if key not in per_query:
             per_query[key], mean[key], n_empty[key] = values, summary, empty
             metrics.append(spec)
-    return Evaluation(qids, per_query, mean, n_empty, weights, metrics)
+    return Evaluation(qids, per_query, mean, n_empty, weights, metrics, aliases)
 
 
 def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
