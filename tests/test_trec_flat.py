@@ -5,7 +5,10 @@ Flat rows stand for a run in which every document is retrieved and judged,
 its label being its relevance level. Each family is checked against
 :func:`evaluate_run` on that qrels file and run, against the trec_eval 10.0
 binary on the same files (when ``TREC_EVAL`` names it or ``trec_eval`` is on
-the PATH), and against pytrec_eval (trec_eval 9.0.8) where it has the measure
+the PATH; without it, against a copy of what that binary printed for the same
+generated files, ``tests/data/trec_flat_binary.json.gz``, which a run with the
+binary also checks; rewrite it with ``TREC_EVAL=/path python
+tests/test_trec_flat.py``), and against pytrec_eval (trec_eval 9.0.8) where it has the measure
 and 9.0.8 agrees with 10.0. Scores are distinct within a query and exact in
 float32 (multiples of 1/8), so trec_eval's tie-break by document id never
 applies and pytrec_eval's float32 ranking is 10.0's.
@@ -13,10 +16,14 @@ applies and pytrec_eval's float32 ranking is 10.0's.
 
 from __future__ import annotations
 
+import gzip
+import json
 import math
 import os
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,6 +32,7 @@ from sklearn_rank.metrics import evaluate, make_ranking_scorer, parse_metric
 from sklearn_rank.trec import evaluate_run
 
 TREC_EVAL = os.environ.get("TREC_EVAL") or shutil.which("trec_eval") or ""
+PINNED = Path(__file__).parent / "data" / "trec_flat_binary.json.gz"
 
 # every trec_eval family no registry metric computes, with parameters too (a bare
 # "rbp" is the registry's RBP, as in evaluate_run: trec_eval's is "rbp.p=0.9")
@@ -117,7 +125,17 @@ def _binary(qrels_path, run_path, measures, *flags) -> list[tuple[str, str, str]
     return [tuple(field.strip() for field in line.split("\t")) for line in out.splitlines()]
 
 
-@pytest.mark.skipif(not TREC_EVAL, reason="no trec_eval binary (set TREC_EVAL=/path)")
+def _printed(key: str, qrels_path, run_path, measures, *flags) -> list[tuple[str, str, str]]:
+    """What trec_eval -q prints for these files: the binary's lines when there
+    is one (they must equal the pinned copy), else the pinned copy."""
+    pinned = json.loads(gzip.decompress(PINNED.read_bytes()))
+    if not TREC_EVAL:
+        return [tuple(line) for line in pinned[key]]
+    lines = _binary(qrels_path, run_path, measures, *flags)
+    assert [list(line) for line in lines] == pinned[key], key
+    return lines
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("level", [1, 2])
 @pytest.mark.parametrize("measures", [FAMILIES, WITH_PARAMS], ids=["defaults", "params"])
@@ -131,7 +149,8 @@ def test_flat_rows_equal_the_trec_eval_binary(tmp_path, seed, level, measures):
     qids = [str(q) for q in evaluate(y, s, qid=qid, metrics=["num_q"]).qids]
     for measure in measures:
         ev = evaluate(y, s, qid=qid, metrics=[measure], threshold=level)
-        lines = _binary(qrels_path, run_path, [measure], f"-l{level}")
+        lines = _printed(f"{seed} -l{level} {measure}", qrels_path, run_path, [measure],
+                         f"-l{level}")
         seen = set()
         for name, q, printed in lines:
             value = ev.mean[name] if q == "all" else ev.per_query[name][qids.index(q)]
@@ -205,14 +224,14 @@ def test_stable_ties_are_input_order(seed):
           evaluate_run(qrels, run, metrics))
 
 
-@pytest.mark.skipif(not TREC_EVAL, reason="no trec_eval binary (set TREC_EVAL=/path)")
+STABLE_TIES = ["11pt_avg", "G", "infAP", "relative_P.5"]
+
+
 def test_stable_ties_equal_the_trec_eval_binary(tmp_path):
     y, s, qid = _flat(4, ties=True)
     qrels_path, run_path = _write(tmp_path, *_trec_tables(y, s, qid))
-    ev = evaluate(y, s, qid=qid, metrics=["11pt_avg", "G", "infAP", "relative_P.5"],
-                  ties="stable")
-    for name, q, printed in _binary(qrels_path, run_path, ["11pt_avg", "G", "infAP",
-                                                           "relative_P.5"]):
+    ev = evaluate(y, s, qid=qid, metrics=STABLE_TIES, ties="stable")
+    for name, q, printed in _printed("ties", qrels_path, run_path, STABLE_TIES):
         value = ev.mean[name] if q == "all" else ev.per_query[name][list(ev.qids).index(q)]
         assert f"{value:6.4f}".strip() == printed, (name, q)
 
@@ -319,3 +338,28 @@ def test_single_spec_entry_points_name_evaluate(name):
         make_ranking_scorer(name)
     with pytest.raises(ValueError, match=r"sklearn_rank\.metrics\.evaluate\(.*evaluate_run"):
         parse_metric("NumRet")
+
+
+def _pin(directory: Path) -> None:
+    """Write PINNED from the binary's output on the tests' generated files."""
+    pinned = {}
+    for seed in (0, 1):
+        qrels_path, run_path = _write(directory, *_trec_tables(*_flat(seed)))
+        for level in (1, 2):
+            for measure in FAMILIES + WITH_PARAMS:
+                pinned[f"{seed} -l{level} {measure}"] = _binary(qrels_path, run_path, [measure],
+                                                                f"-l{level}")
+    qrels_path, run_path = _write(directory, *_trec_tables(*_flat(4, ties=True)))
+    pinned["ties"] = _binary(qrels_path, run_path, STABLE_TIES)
+    PINNED.parent.mkdir(exist_ok=True)
+    text = json.dumps(pinned, separators=(",", ":")) + "\n"
+    PINNED.write_bytes(gzip.compress(text.encode(), mtime=0))
+
+
+if __name__ == "__main__":  # TREC_EVAL=/path/to/trec_eval python tests/test_trec_flat.py
+    import tempfile
+
+    if not TREC_EVAL:
+        sys.exit("set TREC_EVAL to a trec_eval 10.0 binary")
+    with tempfile.TemporaryDirectory() as tmp:
+        _pin(Path(tmp))
