@@ -335,8 +335,8 @@ def irm_spec(node: ast.expr, spec: str, build: Callable) -> tuple[str, dict, str
     if is_engine(name, params):
         family = ENGINE.get(name) or {"SetP": "set_relative_P", "SetF": "set_F.beta"}.get(name)
         what = (f"it is trec_eval's {family} with ir_measures' conventions"
-                if family else "it needs subtopic judgments (the qrels file's second "
-                "field), which flat rows do not have" if name in DIVERSITY
+                if family else "it reads subtopic judgments (the second field of a "
+                "diversity qrels file)" if name in DIVERSITY
                 else "it compares the run with the qrels' ideal ranking")
         _refuse(name, f"{what}, computed from qrels and a run: "
                       "sklearn_rank.trec.evaluate_run(qrels, run, "

@@ -70,8 +70,8 @@ class _Judged:
             raise ValueError(
                 "No query has both results and relevance judgments (as trec_eval says); check "
                 "that the run and the qrels use the same query ids, or pass complete=True.")
-        self.qids = [str(q) for q in vocabulary[evaluated]]
-        if qids is not None and [str(q) for q in qids] != self.qids:
+        self.qids = vocabulary[evaluated] if qids is None else qids
+        if qids is not None and [str(q) for q in qids] != vocabulary[evaluated].tolist():
             raise AssertionError("evaluate_run: the diversity measures' queries differ")
         self.missing = ~in_run[evaluated]
         qindex = np.full(n_codes, -1, dtype=np.int64)
