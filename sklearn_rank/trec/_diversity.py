@@ -179,6 +179,8 @@ def _greedy(docs: list, alpha: float, beta: float, depth: int, nrbp: bool):
             weight[j] = weight.get(j, 1.0) * keep
         if len(top) < depth:
             top.append(score)
+        elif score * decay < math.ulp(total) / 2:
+            break  # gains and decay only fall: nothing left changes the sum
         total += score * decay
         decay *= beta
     return top, total
