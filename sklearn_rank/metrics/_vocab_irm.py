@@ -167,10 +167,10 @@ def _check(name: str, params: dict, spec: str) -> None:
                              f"{'@10' if at else f'({param}=...)'}), as ir_measures does.")
     if isinstance(params.get("cutoff"), int) and params["cutoff"] < 1:
         raise ValueError(f"In ir_measures measure {shown(spec)}, the cut-off must be >= 1.")
-    for param in ("alpha", "beta"):
+    for param in ("alpha", "beta") if name in DIVERSITY else ():
         if isinstance(params.get(param), float) and not 0.0 <= params[param] <= 1.0:
             raise ValueError(f"In ir_measures measure {shown(spec)}, {param} must be in "
-                             "[0, 1] (a probability; ndeval's greedy ideal needs it).")
+                             "[0, 1] (a probability).")
     if "dcg" in params and params["dcg"] not in (("log2", "exp-log2") if name == "nDCG"
                                                  else ("log2",)):
         raise ValueError(f"ir_measures' {name} has no dcg={params['dcg']!r}.")

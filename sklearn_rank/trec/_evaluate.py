@@ -61,13 +61,16 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
 
     Parameters
     ----------
-    qrels : path, file, Qrels, DataFrame or dict
+    qrels : path, file, Qrels, SubtopicQrels, DataFrame or dict
         Relevance judgments: a qrels file (see :func:`read_qrels`), a
         :class:`Qrels`, a pandas or polars DataFrame with the columns ``qid,
         docno, label`` (PyTerrier) or ``query_id, doc_id, relevance``
         (ir_measures; see :meth:`Qrels.from_frame`), or ``{qid: {docno:
         level}}``; levels are integers, as in trec_eval (``1.5`` is a
-        ``ValueError``).
+        ``ValueError``). The diversity measures need subtopic judgments: a
+        file (read with its second field as the subtopic, see
+        :func:`read_subtopic_qrels`), a :class:`SubtopicQrels` or a
+        DataFrame with an ``iteration`` column.
     run : path, file, Run, DataFrame or dict
         The run: a run file (see :func:`read_run`), a :class:`Run`, a
         DataFrame with the columns ``qid, docno, score`` (PyTerrier) or
@@ -89,6 +92,13 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
         trec_eval 10.0 engine (:func:`trec_eval`'s), keyed by the names
         trec_eval prints (``"iprec_at_recall_0.50"``) or ir_measures' ``str()``;
         the strings ``runid`` and ``relstring`` are :func:`trec_eval`'s only.
+        ir_measures' diversity measures (``"alpha_nDCG@20"``,
+        ``"alpha_DCG@k"``, ``"ERR_IA@k"``, ``"nERR_IA@k"``, ``"NRBP"``,
+        ``"nNRBP"``, ``"AP_IA"``, ``"P_IA@k"``, ``"StRecall@k"``, with
+        ``rel=``, ``alpha=``, ``beta=``, ``judged_only=``) are ndeval's, as
+        ir_measures' pyndeval provider computes them, on subtopic judgments;
+        ``nNRBP`` is NaN for a query without a relevant subtopic (left out of
+        the mean, counted in ``n_empty``).
     relevance_level : float, default=1
         A document is relevant when its level is >= relevance_level
         (trec_eval's ``-l``); it sets ``threshold`` of the binary metrics, not
@@ -136,6 +146,14 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     array([0.5, 0.5])
     >>> round(ev.mean["ndcg_cut.3"], 6)
     0.695559
+
+    Diversity measures read subtopic judgments (the second field of the file):
+
+    >>> import io
+    >>> from sklearn_rank.trec import read_subtopic_qrels
+    >>> intents = read_subtopic_qrels(io.StringIO("q1 1 d1 1\\nq1 2 d1 1\\nq1 2 d4 1\\n"))
+    >>> evaluate_run(intents, run, ["StRecall@1", "P_IA@3"]).per_query["P_IA@3"]
+    array([0.5])
     """
     run = _as_table(run, Run, read_run, "run")
     listed = [metrics] if isinstance(metrics, str | MetricSpec) or is_irm_object(metrics) \
