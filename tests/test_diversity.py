@@ -258,3 +258,19 @@ def test_subtopic_qrels_reader():
     got = evaluate_run(one, run, ["alpha_nDCG@5", "map", "P_IA@2"])
     assert got.per_query["map"].tolist() == [1.0]
     assert got.per_query["P_IA@2"].tolist() == [0.5]
+
+
+def test_nothing_relevant_anywhere():
+    qrels = read_subtopic_qrels(io.StringIO("q1 1 a 0\nq1 2 b 0\nq2 1 c 0\n"))
+    run = {"q1": {"a": 1.0, "z": 0.5}}
+    got = evaluate_run(qrels, run, ["alpha_nDCG@5", "nNRBP", "AP_IA", "P_IA@2"], complete=True)
+    frame = pd.DataFrame([(q, s, d, int(r)) for q, s, d, r in zip(
+        qrels.qid, qrels.subtopic, qrels.docno, qrels.rel, strict=True)],
+        columns=["query_id", "iteration", "doc_id", "relevance"])
+    runs = pd.DataFrame([("q1", "a", 1.0), ("q1", "z", 0.5)],
+                        columns=["query_id", "doc_id", "score"])
+    for key in got.per_query:
+        _same(dict(zip(got.qids.tolist(), got.per_query[key].tolist(), strict=True)),
+              reference(key, frame, runs), key)
+    # q1: NaN, out of the mean; q2 (not in the run): 0, as ir_measures fills it
+    assert got.n_empty["nNRBP"] == 1 and got.mean["nNRBP"] == 0.0

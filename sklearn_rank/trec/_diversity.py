@@ -131,7 +131,7 @@ class _Judged:
         by decreasing document id, for the greedy ideal ranking."""
         rows_q = q_of_row[relevant]
         g = group[relevant]
-        firsts = np.flatnonzero(np.append(True, g[1:] != g[:-1]))
+        firsts = np.flatnonzero(np.append(True, g[1:] != g[:-1])[:g.shape[0]])
         doc_q = rows_q[firsts]
         key = docnos.sort_key(relevant[firsts])
         order = np.lexsort((key, doc_q))[::-1]  # by query, then decreasing id
