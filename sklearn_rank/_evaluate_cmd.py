@@ -235,13 +235,27 @@ def _evaluate_all(args):
     _check_plot(args)
     progress = _Progress(sys.stderr)
     with option(("qrels", args.qrels)):
-        qrels = read_qrels(args.qrels, progress=progress)
+        if _diversity(measures):  # its subtopics (the second field): their reader
+            from .trec import read_subtopic_qrels
+
+            qrels = read_subtopic_qrels(args.qrels)
+        else:
+            qrels = read_qrels(args.qrels, progress=progress)
     runs, results = [], []
     for path in args.runs:
         with option(("run", path)):
             runs.append(read_run(path, progress=progress))
             results.append(_evaluate(args, qrels, runs[-1], measures))
     return qrels, runs, _names(runs, args.runs), results
+
+
+def _diversity(measures) -> bool:
+    """Whether an ir_measures diversity measure (alpha_nDCG@k, ...) is asked for."""
+    from .metrics._vocab_irm import DIVERSITY
+    from .trec._te_specs import engine_item
+
+    return any((item := engine_item(m)) is not None and item.irm is not None
+               and item.irm[0] in DIVERSITY for m in measures)
 
 
 def _evaluate(args, qrels, run, measures):

@@ -36,7 +36,7 @@ import numpy as np
 from ._data import scalar
 from ._params import check_options, convention_options
 from ._spec import MetricSpec, parse_specs
-from ._vocab_irm import is_irm_object
+from ._vocab_irm import DIVERSITY, is_irm_object
 
 __all__ = ["ENGINE_OPTIONS", "engine_items", "flat_engine"]
 
@@ -65,8 +65,8 @@ def engine_items(listed: list) -> dict:
         try:
             parse_specs([text])
             continue  # the registry computes it (the common case: no engine import)
-        except ValueError:
-            pass
+        except ValueError as error:
+            refused = error
         from ..trec._te_table import MEASURES
 
         family = text.strip().partition(".")[0]
@@ -75,6 +75,8 @@ def engine_items(listed: list) -> dict:
         from ..trec._te_specs import engine_item
 
         item = engine_item(text)
+        if item is not None and item.irm is not None and item.irm[0] in DIVERSITY:
+            raise refused  # subtopic judgments: the registry parser's refusal names the fix
         if item is not None and item.irm is not None and item.irm[0] in ("Compat", "Accuracy"):
             raise ValueError(
                 f"ir_measures' {item.irm[0]} compares a run with the qrels' ideal ranking "

@@ -26,8 +26,8 @@ import numpy as np
 from .._validation import HasMethods
 from ._spec_text import shown
 
-__all__ = ["ENGINE", "IRM_ALIASES", "IRM_MEASURES", "IRM_OBJECT", "irm_engine", "irm_head",
-           "irm_label", "irm_spec", "is_engine", "is_irm_object"]
+__all__ = ["DIVERSITY", "ENGINE", "IRM_ALIASES", "IRM_MEASURES", "IRM_OBJECT", "irm_engine",
+           "irm_head", "irm_label", "irm_spec", "is_engine", "is_irm_object"]
 
 #: The constraint an ir_measures measure object satisfies (for validate_params).
 IRM_OBJECT = HasMethods(("iter_calc", "calc_aggregate"))
@@ -40,6 +40,8 @@ _REL = ("rel", (int, 1, False))
 _JUDGED = ("judged_only", (bool, False, False))
 _GRADED = (("min_rel", (int, 0, False)), ("max_rel", (int, _NONE, True)))
 _T = ("T", (float, 1.0, False))
+_ALPHA = ("alpha", (float, 0.5, False))
+_BETA = ("beta", (float, 0.5, False))
 IRM_MEASURES: dict[str, dict[str, tuple]] = {
     "nDCG": dict((_CUT, ("dcg", (str, "log2", False)), ("gains", (dict, _NONE, False)), _JUDGED)),
     "AP": dict((_CUT, _REL, _JUDGED)),
@@ -71,15 +73,27 @@ IRM_MEASURES: dict[str, dict[str, tuple]] = {
     "NumQ": {},
     "Compat": dict((("p", (float, 0.95, False)), ("normalize", (bool, True, False)))),
     "Accuracy": dict((_CUT, _REL)),
+    # diversity (ndeval through pyndeval; sklearn_rank.trec._diversity)
+    "ERR_IA": dict((_CUT_REQUIRED, _REL, _JUDGED)),
+    "nERR_IA": dict((_CUT_REQUIRED, _REL, _JUDGED)),
+    "alpha_DCG": dict((_CUT_REQUIRED, _REL, _ALPHA, _JUDGED)),
+    "alpha_nDCG": dict((_CUT_REQUIRED, _REL, _ALPHA, _JUDGED)),
+    "NRBP": dict((_REL, _ALPHA, _BETA)),
+    "nNRBP": dict((_REL, _ALPHA, _BETA)),
+    "AP_IA": dict((_REL, _JUDGED)),
+    "P_IA": dict((_CUT_REQUIRED, _REL, _JUDGED)),
+    "StRecall": dict((_CUT_REQUIRED, _REL)),
 }
 #: ir_measures' other names: alias -> (canonical name, parameters it binds).
 IRM_ALIASES: dict[str, tuple[str, dict]] = {
     "NDCG": ("nDCG", {}), "MAP": ("AP", {}), "MRR": ("RR", {}), "Precision": ("P", {}),
     "Recall": ("R", {}), "RPrec": ("Rprec", {}), "BPref": ("Bpref", {}),
     "NumRelRet": ("NumRet", {"rel": 1}), "SetRelP": ("SetP", {"relative": True}),
+    "MAP_IA": ("AP_IA", {}),
 }
-_DIVERSITY = {"alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA",
-              "MAP_IA", "P_IA", "StRecall"}
+#: ir_measures' diversity measures (subtopic judgments: evaluate_run only)
+DIVERSITY = ("alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA",
+             "P_IA", "StRecall")
 #: ir_measures names computed by the trec_eval engine (they need qrels: evaluate_run).
 ENGINE = {"infAP": "infAP", "IPrec": "iprec_at_recall", "NumRet": "num_ret / num_rel_ret",
           "NumRel": "num_rel", "NumQ": "num_q", "SetAP": "set_map"}
@@ -92,8 +106,7 @@ def irm_head(node: ast.expr) -> str | None:
         node = node.left
     if isinstance(node, ast.Call):
         node = node.func
-    if isinstance(node, ast.Name) and (node.id in IRM_MEASURES or node.id in IRM_ALIASES
-                                       or node.id in _DIVERSITY):
+    if isinstance(node, ast.Name) and (node.id in IRM_MEASURES or node.id in IRM_ALIASES):
         return node.id
     return None
 
@@ -132,9 +145,6 @@ def _read(node: ast.expr, spec: str) -> tuple[str, dict]:
     if not isinstance(node, ast.Name):
         raise ValueError(f"Could not parse ir_measures measure {shown(spec)}: {_SYNTAX}.")
     name = node.id
-    if name in _DIVERSITY:
-        raise ValueError(f"ir_measures' diversity measure {name!r} needs subtopic judgments, "
-                         "which sklearn_rank's qrels do not hold; it is not available.")
     name, bound = IRM_ALIASES.get(name, (name, {}))
     params = {**bound, **params}
     if at is not _NONE:
@@ -157,6 +167,10 @@ def _check(name: str, params: dict, spec: str) -> None:
                              f"{'@10' if at else f'({param}=...)'}), as ir_measures does.")
     if isinstance(params.get("cutoff"), int) and params["cutoff"] < 1:
         raise ValueError(f"In ir_measures measure {shown(spec)}, the cut-off must be >= 1.")
+    for param in ("alpha", "beta") if name in DIVERSITY else ():
+        if isinstance(params.get(param), float) and not 0.0 <= params[param] <= 1.0:
+            raise ValueError(f"In ir_measures measure {shown(spec)}, {param} must be in "
+                             "[0, 1] (a probability).")
     if "dcg" in params and params["dcg"] not in (("log2", "exp-log2") if name == "nDCG"
                                                  else ("log2",)):
         raise ValueError(f"ir_measures' {name} has no dcg={params['dcg']!r}.")
@@ -296,7 +310,7 @@ def _cwl_options(name: str, options: dict, value: dict, declared: dict) -> None:
 def is_engine(name: str, params: dict) -> bool:
     """Whether ir_measures' ``name`` with ``params`` is computed by the
     trec_eval engine (:mod:`sklearn_rank.trec._te_specs`), not the registry."""
-    return (name in ENGINE or name in ("Compat", "Accuracy")
+    return (name in ENGINE or name in ("Compat", "Accuracy") or name in DIVERSITY
             or (name == "SetP" and params.get("relative", False))
             or (name == "SetF" and params.get("beta", 1.0) != 1.0))
 
@@ -328,6 +342,10 @@ def irm_spec(node: ast.expr, spec: str, build: Callable) -> tuple[str, dict, str
                           f"sklearn_rank.trec.evaluate_run(qrels, run, [{label!r}]) or "
                           "sklearn-rank evaluate on a run (a metric function or a scorer "
                           "takes registry specs only).")
+        if name in DIVERSITY:
+            _refuse(name, "it reads subtopic judgments (the second field of a diversity qrels "
+                          "file), which flat rows do not have: sklearn_rank.trec.evaluate_run("
+                          f"qrels, run, [{label!r}]) or sklearn-rank evaluate give it.")
         _refuse(name, "it compares the run with the qrels' ideal ranking, computed from "
                       f"qrels and a run: sklearn_rank.trec.evaluate_run(qrels, run, [{label!r}]) "
                       "or sklearn-rank evaluate give it.")

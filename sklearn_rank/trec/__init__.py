@@ -1,9 +1,11 @@
 """TREC qrels and runs: reading, and trec_eval-compatible evaluation."""
 
 from ._io import read_qrels, read_run
+from ._subtopics import SubtopicQrels, read_subtopic_qrels
 from ._tables import Qrels, Run
 
-__all__ = ["Qrels", "Run", "evaluate_run", "read_qrels", "read_run", "trec_eval"]
+__all__ = ["Qrels", "Run", "SubtopicQrels", "evaluate_run", "read_qrels", "read_run",
+           "read_subtopic_qrels", "trec_eval"]
 
 
 def __getattr__(name):

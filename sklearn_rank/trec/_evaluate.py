@@ -20,10 +20,11 @@ from ..metrics._data import ranked_data
 from ..metrics._evaluation import Evaluation
 from ..metrics._plan import Plan
 from ..metrics._spec import parse_specs
-from ..metrics._vocab_irm import IRM_OBJECT, is_irm_object
+from ..metrics._vocab_irm import DIVERSITY, IRM_OBJECT, is_irm_object
 from ._frames import DataFrame, is_frame
 from ._io import read_qrels, read_run
 from ._join import match_rows, row_codes
+from ._subtopics import SubtopicQrels, as_subtopic_qrels
 from ._tables import Qrels, Run
 from ._te_data import _trec_order
 from ._te_specs import engine_item, evaluate_engine
@@ -47,7 +48,7 @@ def _as_table(value, cls, reader, what):
 
 
 @validate_params({
-    "qrels": [str, os.PathLike, HasMethods(("read",)), Qrels, DataFrame, dict],
+    "qrels": [str, os.PathLike, HasMethods(("read",)), Qrels, SubtopicQrels, DataFrame, dict],
     "run": [str, os.PathLike, HasMethods(("read",)), Run, DataFrame, dict],
     "metrics": [str, MetricSpec, Iterable, IRM_OBJECT],
     "relevance_level": [Interval(Real, None, None, closed="neither")],
@@ -60,13 +61,16 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
 
     Parameters
     ----------
-    qrels : path, file, Qrels, DataFrame or dict
+    qrels : path, file, Qrels, SubtopicQrels, DataFrame or dict
         Relevance judgments: a qrels file (see :func:`read_qrels`), a
         :class:`Qrels`, a pandas or polars DataFrame with the columns ``qid,
         docno, label`` (PyTerrier) or ``query_id, doc_id, relevance``
         (ir_measures; see :meth:`Qrels.from_frame`), or ``{qid: {docno:
         level}}``; levels are integers, as in trec_eval (``1.5`` is a
-        ``ValueError``).
+        ``ValueError``). The diversity measures need subtopic judgments: a
+        file (read with its second field as the subtopic, see
+        :func:`read_subtopic_qrels`), a :class:`SubtopicQrels` or a
+        DataFrame with an ``iteration`` column.
     run : path, file, Run, DataFrame or dict
         The run: a run file (see :func:`read_run`), a :class:`Run`, a
         DataFrame with the columns ``qid, docno, score`` (PyTerrier) or
@@ -88,6 +92,13 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
         trec_eval 10.0 engine (:func:`trec_eval`'s), keyed by the names
         trec_eval prints (``"iprec_at_recall_0.50"``) or ir_measures' ``str()``;
         the strings ``runid`` and ``relstring`` are :func:`trec_eval`'s only.
+        ir_measures' diversity measures (``"alpha_nDCG@20"``,
+        ``"alpha_DCG@k"``, ``"ERR_IA@k"``, ``"nERR_IA@k"``, ``"NRBP"``,
+        ``"nNRBP"``, ``"AP_IA"``, ``"P_IA@k"``, ``"StRecall@k"``, with
+        ``rel=``, ``alpha=``, ``beta=``, ``judged_only=``) are ndeval's, as
+        ir_measures' pyndeval provider computes them, on subtopic judgments;
+        ``nNRBP`` is NaN for a query without a relevant subtopic (left out of
+        the mean, counted in ``n_empty``).
     relevance_level : float, default=1
         A document is relevant when its level is >= relevance_level
         (trec_eval's ``-l``); it sets ``threshold`` of the binary metrics, not
@@ -135,13 +146,21 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     array([0.5, 0.5])
     >>> round(ev.mean["ndcg_cut.3"], 6)
     0.695559
+
+    Diversity measures read subtopic judgments (the second field of the file):
+
+    >>> import io
+    >>> from sklearn_rank.trec import read_subtopic_qrels
+    >>> intents = read_subtopic_qrels(io.StringIO("q1 1 d1 1\\nq1 2 d1 1\\nq1 2 d4 1\\n"))
+    >>> evaluate_run(intents, run, ["StRecall@1", "P_IA@3"]).per_query["P_IA@3"]
+    array([0.5])
     """
-    qrels = _as_table(qrels, Qrels, read_qrels, "qrels")
     run = _as_table(run, Run, read_run, "run")
     listed = [metrics] if isinstance(metrics, str | MetricSpec) or is_irm_object(metrics) \
         else list(metrics)
     engine = {i: item for i, metric in enumerate(listed)
               if (item := engine_item(metric)) is not None}
+    qrels, subtopics = _judgments(qrels, engine, len(listed))
     if not engine:
         return _evaluate(metrics, relevance_level, options,
                          lambda only: _trec_columns(qrels, run, complete, judged_only or only))
@@ -153,11 +172,23 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     qids, entries = evaluate_engine(list(engine.values()), qrels, run,
                                     None if registry is None else registry.qids,
                                     relevance_level=relevance_level, complete=complete,
-                                    judged_only=judged_only)
+                                    judged_only=judged_only, subtopics=subtopics)
     entries = dict(zip(engine, entries, strict=True))
     groups = [entries[i] if i in engine else [str(s) for s in parse_specs([metric])]
               for i, metric in enumerate(listed)]
     return _with_engine(registry, qids, groups, listed)
+
+
+def _judgments(qrels, engine: dict, n_listed: int):
+    """``(Qrels, SubtopicQrels)``: the subtopic judgments when a diversity
+    measure is asked for (else None; then the qrels only when another
+    measure is asked for, as one judgment per document)."""
+    if not any(item.irm is not None and item.irm[0] in DIVERSITY for item in engine.values()):
+        return _as_table(qrels, Qrels, read_qrels, "qrels"), None
+    subtopics = as_subtopic_qrels(qrels)
+    others = n_listed > sum(item.irm is not None and item.irm[0] in DIVERSITY
+                            for item in engine.values())
+    return (subtopics.to_qrels() if others else None), subtopics
 
 
 def _with_engine(registry: Evaluation | None, qids, groups: list, listed: list) -> Evaluation:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..metrics._vocab_irm import irm_engine, is_irm_object
+from ..metrics._vocab_irm import DIVERSITY, irm_engine, is_irm_object
 from . import _te_measures as m
 from . import _te_set as st
 from ._te_data import ranked
@@ -123,11 +123,17 @@ def _registry_knows(family: str) -> bool:
 
 
 def evaluate_engine(items: list, qrels, run, qids: np.ndarray | None, *, relevance_level,
-                    complete: bool, judged_only: bool):
+                    complete: bool, judged_only: bool, subtopics=None):
     """``(qids, [[(TrecMeasure, per-query values, summary, n_empty)] for
     every item])`` of the engine ``items`` on the evaluated queries: those of ``qids`` when given
     (the registry's), else the judged queries (with ``complete``) or the
-    judged and retrieved ones."""
+    judged and retrieved ones. The diversity measures read ``subtopics``
+    (:mod:`._diversity`)."""
+    diverse = [item.irm is not None and item.irm[0] in DIVERSITY for item in items]
+    if any(diverse):
+        return _with_diversity(items, diverse, qrels, run, qids, subtopics,
+                               relevance_level=relevance_level, complete=complete,
+                               judged_only=judged_only)
     level = math.ceil(relevance_level)
     data = {}  # judged_only -> Ranked (every judged query; -c for the missing ones)
 
@@ -151,6 +157,27 @@ def evaluate_engine(items: list, qrels, run, qids: np.ndarray | None, *, relevan
         else:
             out.append(_trec(item.text, get(judged_only), level, keep, complete))
     return (names if qids is None else qids), out
+
+
+def _with_diversity(items: list, diverse: list, qrels, run, qids, subtopics, **options):
+    """:func:`evaluate_engine` of ``items``, the ``diverse`` ones by
+    :func:`._diversity.diversity` on the subtopic judgments."""
+    from ._diversity import diversity
+
+    out = {}
+    others = [i for i, d in enumerate(diverse) if not d]
+    if others:
+        qids, found = evaluate_engine([items[i] for i in others], qrels, run, qids, **options)
+        out.update(zip(others, found, strict=True))
+    at = [i for i, d in enumerate(diverse) if d]
+    qids, found = diversity([items[i].irm[:2] for i in at], subtopics, run, qids,
+                            complete=options["complete"], judged_only=options["judged_only"])
+    for i, (values, empty) in zip(at, found, strict=True):
+        _, params, label = items[i].irm
+        counted = values[~np.isnan(values)]  # nNRBP: NaN without relevant subtopics
+        out[i] = [(TrecMeasure(label, "mean", bool(params.get("judged_only")), True), values,
+                   _summary("mean", counted), empty)]
+    return qids, [out[i] for i in range(len(items))]
 
 
 def _summary(how: str, values: np.ndarray) -> float:
