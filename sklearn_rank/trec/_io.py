@@ -155,7 +155,9 @@ def _read(path_or_buffer, progress: Callable | None, engine: str, layout: _Layou
                 table = None
             if plain() and table is not None:
                 return table
-    return build(_Fields(buf, name, layout.n_fields, layout.what, extra=layout.extra))
+    fields = _Fields(buf, name, layout.n_fields, layout.what, extra=layout.extra)
+    del buf  # (build releases the text once it has the columns)
+    return build(fields)
 
 
 def _check_duplicates(fields: _Parsed, table: _Table, what: str):
@@ -163,7 +165,7 @@ def _check_duplicates(fields: _Parsed, table: _Table, what: str):
     pair = table.duplicate()
     if pair is None:
         return
-    first, second = sorted(int(fields.lines[i]) for i in pair)
+    first, second = sorted(fields.line(i) for i in pair)
     qid, docno = table.row_ids(pair[0])
     raise ValueError(
         f"{fields.name}: document {docno!r} appears twice for query {qid!r} (lines {first} "
@@ -312,8 +314,10 @@ def _build_qrels(fields: _Parsed) -> Qrels:
     if not len(fields):
         raise ValueError(f"{fields.name}: the qrels file has no judgments.")
     # the ids in buffers of their own: the file's bytes are freed with the fields
-    qrels = Qrels(fields.column(0).compacted(), fields.column(2).compacted(),
-                  fields.numbers(3, "relevance level", integer=True))
+    qid, docno = fields.column(0).compacted(), fields.column(2).compacted()
+    level = fields.numbers(3, "relevance level", integer=True)
+    fields.release()
+    qrels = Qrels(qid, docno, level)
     _check_duplicates(fields, qrels, "qrels file")
     return qrels
 
@@ -321,8 +325,9 @@ def _build_qrels(fields: _Parsed) -> Qrels:
 def _build_run(fields: _Parsed) -> Run:
     if not len(fields):
         raise ValueError(f"{fields.name}: the run has no lines.")
-    run = Run(fields.column(0).compacted(), fields.column(2).compacted(),
-              fields.numbers(4, "score"),
-              fields.last(5).decode(errors="replace"))
+    qid, docno = fields.column(0).compacted(), fields.column(2).compacted()
+    score, tag = fields.numbers(4, "score"), fields.last(5).decode(errors="replace")
+    fields.release()
+    run = Run(qid, docno, score, tag)
     _check_duplicates(fields, run, "run")
     return run
