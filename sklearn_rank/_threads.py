@@ -17,7 +17,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 
-__all__ = ["ENV", "MAX_THREADS", "run_blocks", "thread_limit"]
+__all__ = ["ENV", "MAX_THREADS", "run_blocks", "run_both", "thread_limit"]
 
 ENV = "SKLEARN_RANK_NUM_THREADS"
 #: Default cap on the number of threads (blocks stream through memory; more
@@ -123,3 +123,39 @@ def run_blocks(work: Callable[[object], None], blocks: Sequence, threads: int) -
                 t.join()
     if state["errors"]:
         raise min(state["errors"], key=lambda e: e[0])[1]
+
+
+def run_both(first: Callable[[], object], second: Callable[[], object]) -> tuple:
+    """``(first(), second())``, ``first`` on a thread of its own while the
+    calling thread runs ``second`` when :func:`thread_limit` allows two
+    threads (else one after the other).
+
+    The thread is joined before this returns, whatever happens; if both
+    raise, ``first``'s error is raised (as when they run one after the
+    other): the same outcome whatever the number of threads. Worth it when
+    ``first`` is a few large NumPy calls (which release the GIL), so that
+    it rarely waits for the calling thread.
+    """
+    if thread_limit() < 2:
+        return first(), second()
+    out: list = [None, None]
+
+    def run() -> None:
+        try:
+            out[0] = first()
+        except BaseException as exc:  # noqa: BLE001 - re-raised by the caller
+            out[1] = exc
+
+    helper = threading.Thread(target=run, name="sklearn_rank-task", daemon=True)
+    helper.start()
+    try:
+        result = second()
+    except BaseException:
+        helper.join()
+        if out[1] is not None:
+            raise out[1] from None
+        raise
+    helper.join()
+    if out[1] is not None:
+        raise out[1]
+    return out[0], result

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sklearn_rank._threads import ENV
+from sklearn_rank._threads import ENV, run_both
 from sklearn_rank.trec import _decimal, _fields, read_qrels, read_run
 from sklearn_rank.trec._column import _Column
 from sklearn_rank.trec._decimal import decimal_values
@@ -201,3 +201,49 @@ def test_no_thread_outlives_a_read_even_when_a_block_fails(tmp_path, tiny_blocks
     for _ in range(10):
         read_run(path, engine="numpy")
         assert set(threading.enumerate()) == before
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_run_both_gives_both_results_and_the_first_error(monkeypatch, threads):
+    """Two tasks on two threads (or one): both results, the first task's
+    error when both fail (as one after the other), and no thread left."""
+    monkeypatch.setenv(ENV, str(threads))
+    before = set(threading.enumerate())
+
+    def fail(exc):
+        raise exc
+
+    for _ in range(20):
+        assert run_both(lambda: 1, lambda: 2) == (1, 2)
+        with pytest.raises(ValueError, match="first"):
+            run_both(lambda: fail(ValueError("first")), lambda: fail(KeyError("second")))
+        with pytest.raises(KeyError, match="second"):
+            run_both(lambda: 1, lambda: fail(KeyError("second")))
+        with pytest.raises(KeyboardInterrupt):
+            run_both(lambda: fail(KeyboardInterrupt()), lambda: 2)
+        with pytest.raises(KeyboardInterrupt):
+            run_both(lambda: 1, lambda: fail(KeyboardInterrupt()))
+        assert set(threading.enumerate()) == before
+
+
+def test_the_commands_read_with_numpy(tmp_path, monkeypatch):
+    """sklearn-rank evaluate / trec_eval read with the NumPy reader (pyarrow
+    is not imported for them), with the tables of the default engine."""
+    from sklearn_rank import _cli_support
+    from sklearn_rank._trec_eval_cmd import trec_output
+    from sklearn_rank.trec import _io
+
+    run, qrels = _files(tmp_path, 2)
+    (tmp_path / "run").write_text(run)
+    (tmp_path / "qrels").write_text("".join(f"q{i} 0 d1x{i * 40} 1\n" for i in range(10)))
+    assert _cli_support.READER == "numpy"
+    engines = []
+    real = _io._read
+
+    def spy(path, progress, engine, layout, build):
+        engines.append(engine)
+        return real(path, progress, engine, layout, build)
+
+    monkeypatch.setattr(_io, "_read", spy)
+    out = trec_output(str(tmp_path / "qrels"), [str(tmp_path / "run")], ["map"])
+    assert engines == ["numpy", "numpy"] and out.startswith("map")
