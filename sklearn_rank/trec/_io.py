@@ -233,10 +233,14 @@ def read_qrels(path_or_buffer, *, progress: Callable | None = None,
     With pyarrow installed (``pip install "sklearn-rank[fast]"``) and
     ``engine`` ``"auto"`` or ``"pyarrow"``, a file in the plain layout
     (fields separated by single spaces, a newline after every line, no blank
-    or comment line) is parsed by pyarrow's CSV reader, faster (the layout
-    is checked on a second thread while the table is built); any other
-    file, and every error, goes through the NumPy reader. Both give the
-    same table.
+    or comment line) is parsed by pyarrow's CSV reader, faster once pyarrow
+    is imported (the layout is checked on a second thread while the table is
+    built); any other file, and every error, goes through the NumPy reader.
+    Both give the same table. The NumPy reader works in blocks on up to
+    ``SKLEARN_RANK_NUM_THREADS`` threads (else ``OMP_THREAD_LIMIT`` or
+    ``OMP_NUM_THREADS``, else the usable cores, at most 4), with the same
+    table and the same errors whatever the number; a call from a thread other
+    than the main one runs on that thread alone.
 
     Examples
     --------
