@@ -11,10 +11,13 @@ share the machine's load):
 
 * ``trec_eval``: ``trec_eval -m MEASURE ... qrels run``;
 * ``sklearn-rank``: ``python -m sklearn_rank evaluate --format trec -m
-  MEASURE ... qrels run`` (pyarrow's CSV parser when pyarrow is installed);
+  MEASURE ... qrels run`` (the commands read with the NumPy reader, on up
+  to ``SKLEARN_RANK_NUM_THREADS`` threads, whether pyarrow is installed or
+  not: importing pyarrow costs a one-shot process more than its parser saves);
 * ``sklearn-rank (no pyarrow)``: the same command in an interpreter where
   ``import pyarrow`` fails (``sys.modules["pyarrow"] = None``), as for a
-  user without pyarrow: the NumPy reader.
+  user without pyarrow (the same reader: this row shows that having pyarrow
+  installed costs the command nothing).
 
 The children get the parent's environment without ``PYTHONDONTWRITEBYTECODE``
 and one untimed run of each command comes first, so the package's bytecode is

@@ -32,9 +32,12 @@ Methods (each timed from the file paths to the 10 means):
   "evaluate" column). With pyarrow installed (the ``fast`` extra, part of
   ``bench``) plain files are parsed by pyarrow's CSV reader, and their
   layout is checked on a second thread while the table
-  is built; everything else runs on one.
+  is built.
 * ``ours (numpy)``: the same with ``engine="numpy"`` (pyarrow's parser off), as for a
-  user without pyarrow (informative; its evaluation must equal the first).
+  user without pyarrow, and as the ``sklearn-rank`` commands read: the
+  file scanned and the ids copied in blocks on up to
+  ``SKLEARN_RANK_NUM_THREADS`` threads, plain decimals read without the
+  GIL (informative; its evaluation must equal the first).
 * ``pytrec_eval``: ``parse_qrel(f)`` and ``parse_run(f)`` on the open files
   (read), then ``RelevanceEvaluator(qrels, measures)``, ``.evaluate(run)``
   and the means with ``pytrec_eval.compute_aggregated_measure`` (evaluate;
@@ -90,7 +93,8 @@ Usage (from the repository root)::
     python benchmarks/bench_trec.py --trec-eval /path/to/trec_eval --cli-only
 
 ``--trec-eval PATH`` adds whole processes: ``sklearn-rank evaluate`` (with
-and without pyarrow) against the trec_eval binary, side by side in every
+and without pyarrow installed; the command reads with NumPy either way)
+against the trec_eval binary, side by side in every
 round, wall time, CPU time and peak RSS of each, and issue 16's target 3 as
 PASS/FAIL lines (see ``_trec_process.py``); ``--cli-only`` skips the
 in-process comparison above.

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from ._cli_support import EPILOG, Append, CommandError, integer, option, real, write
+from ._cli_support import EPILOG, READER, Append, CommandError, integer, option, real, write
 from ._formats import FORMATS
 
 __all__ = ["add_parser", "run", "run_compare"]
@@ -238,13 +238,13 @@ def _evaluate_all(args):
         if _diversity(measures):  # its subtopics (the second field): their reader
             from .trec import read_subtopic_qrels
 
-            qrels = read_subtopic_qrels(args.qrels)
+            qrels = read_subtopic_qrels(args.qrels, engine=READER)
         else:
-            qrels = read_qrels(args.qrels, progress=progress)
+            qrels = read_qrels(args.qrels, progress=progress, engine=READER)
     runs, results = [], []
     for path in args.runs:
         with option(("run", path)):
-            runs.append(read_run(path, progress=progress))
+            runs.append(read_run(path, progress=progress, engine=READER))
             results.append(_evaluate(args, qrels, runs[-1], measures))
     return qrels, runs, _names(runs, args.runs), results
 

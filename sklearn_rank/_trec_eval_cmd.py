@@ -17,7 +17,7 @@ from __future__ import annotations
 import getopt
 import sys
 
-from ._cli_support import CommandError, option, write
+from ._cli_support import READER, CommandError, option, write
 
 __all__ = ["add_parser", "is_trec_measure_list", "run_argv", "trec_output"]
 
@@ -123,11 +123,12 @@ def trec_output(qrels_path, run_paths, measures, *, per_query=False, complete=Fa
     except TrecEvalError as error:
         raise CommandError(str(error), ("-m", None)) from None
     with option(("qrels", qrels_path)):
-        qrels = read_qrels(qrels_path)
+        qrels = read_qrels(qrels_path, engine=READER)
     out = []
     for path in run_paths:
         with option(("run", path)):
-            run = read_run(sys.stdin.buffer if path == "-" else path)  # '-': stdin
+            run = read_run(sys.stdin.buffer if path == "-" else path,  # '-': stdin
+                           engine=READER)
             data = ranked(qrels, run, complete=complete, judged_only=judged_only,
                           max_retrieved=max_retrieved)
             result = trec_eval(data, parsed, relevance_level=level, n_docs=n_docs)

@@ -33,108 +33,15 @@ the call.
 
 from __future__ import annotations
 
-import os
-import threading
-from collections.abc import Callable, Sequence
+from .._threads import ENV, MAX_THREADS, run_blocks, thread_limit
 
 __all__ = ["ENV", "MAX_THREADS", "MIN_CELLS", "n_threads", "run_blocks", "thread_limit"]
 
-ENV = "SKLEARN_RANK_NUM_THREADS"
-#: Default cap on the number of threads (blocks stream through memory; more
-#: threads gain little beyond a few cores).
-MAX_THREADS = 4
 #: Fewest block cells (queries x padded width) worth a thread of their own.
 MIN_CELLS = 1 << 18
-
-
-def _env_int(name: str, strict: bool) -> int | None:
-    value = os.environ.get(name, "").strip()
-    if not value:
-        return None
-    head = value.split(",")[0].strip()  # OMP_NUM_THREADS may list nested levels
-    try:
-        number = int(head)
-    except ValueError:
-        number = 0
-    if number >= 1:
-        return number
-    if strict:
-        raise ValueError(
-            f"{name}={value!r} is not a positive integer; set it to the number of threads "
-            f"the metrics may use (1: no extra thread), or unset it."
-        )
-    return None
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
-
-
-def thread_limit() -> int:
-    """The most threads an evaluation may use (see the module's docstring)."""
-    if threading.current_thread() is not threading.main_thread():
-        return 1
-    limit = _env_int(ENV, strict=True)
-    if limit is not None:
-        return limit
-    for name in ("OMP_THREAD_LIMIT", "OMP_NUM_THREADS"):
-        limit = _env_int(name, strict=False)
-        if limit is not None:
-            return limit
-    return max(1, min(_cores(), MAX_THREADS))
 
 
 def n_threads(cells: int) -> int:
     """Threads for blocks of ``cells`` cells in all: the limit, and at least
     :data:`MIN_CELLS` cells per thread."""
     return max(1, min(thread_limit(), cells // MIN_CELLS))
-
-
-def run_blocks(work: Callable[[object], None], blocks: Sequence, threads: int) -> None:
-    """Call ``work(block)`` once for every block, on ``threads`` threads
-    (the calling thread included).
-
-    Blocks are handed out in order to whichever thread is free. If a call
-    raises, no further block starts and the error of the first such block
-    (in the order of ``blocks``, not of time) is raised once every thread has
-    ended: the same error whatever the number of threads.
-    """
-    if threads <= 1 or len(blocks) <= 1:
-        for block in blocks:
-            work(block)
-        return
-    lock = threading.Lock()
-    state = {"next": 0, "errors": []}
-
-    def worker() -> None:
-        while True:
-            with lock:
-                i = state["next"]
-                if i >= len(blocks) or state["errors"]:
-                    return
-                state["next"] = i + 1
-            try:
-                work(blocks[i])
-            except BaseException as exc:  # noqa: BLE001 - re-raised by the caller
-                with lock:
-                    state["errors"].append((i, exc))
-                return
-
-    helpers = [threading.Thread(target=worker, name=f"sklearn_rank-blocks-{j}", daemon=True)
-               for j in range(min(threads, len(blocks)) - 1)]
-    try:
-        for t in helpers:
-            t.start()
-        worker()
-    finally:
-        with lock:  # an interrupt of the calling thread: start no further block
-            if state["next"] < len(blocks) and not state["errors"]:
-                state["next"] = len(blocks)
-        for t in helpers:
-            if t.is_alive() or t.ident is not None:
-                t.join()
-    if state["errors"]:
-        raise min(state["errors"], key=lambda e: e[0])[1]

@@ -100,11 +100,6 @@ class _ArrowFields(_Parsed):
         columns = {j: _arrow_strings(table.column(names[j])) for j in strings}
         return cls(name, columns, {number: values}, text, n_fields)
 
-    @property
-    def lines(self) -> np.ndarray:
-        """The file's line number of every row (the text has no blank line)."""
-        return np.arange(1, len(self) + 1)
-
     def __len__(self) -> int:
         return next(iter(self._numbers.values())).shape[0]
 

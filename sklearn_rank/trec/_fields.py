@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 import numpy as np
 
+from .._threads import run_blocks, thread_limit
 from ._column import _Column
+from ._decimal import decimal_values
 
 
 def _atol(token: bytes) -> int:
@@ -35,7 +38,8 @@ def _token_value(token: bytes) -> float | None:
     return value if math.isfinite(value) else None
 
 
-_ROWS = 1 << 16  # tokens read at a time by _numbers (temporaries stay small)
+_ROWS = 1 << 16  # tokens checked at a time by _check_integers (temporaries stay small)
+_MIN_BLOCKS = 4  # blocks worth starting threads for (each takes a millisecond or so)
 
 
 def _prefixes(column: _Column):
@@ -48,7 +52,16 @@ def _prefixes(column: _Column):
         yield lo, hi, raw.view(np.uint8).reshape(hi - lo, raw.dtype.itemsize)
 
 
-def _numbers(column: _Column, name: str, lines, what: str, integer: bool) -> np.ndarray:
+def for_blocks(work: Callable[[int], None], n_blocks: int):
+    """``work(i)`` for i in ``range(n_blocks)``: on the calling thread for a
+    few blocks, else on up to :func:`~sklearn_rank._threads.thread_limit`
+    threads (joined before it returns). Each block writes its own part of the
+    result, so the result is the same whatever the number of threads."""
+    run_blocks(work, range(n_blocks), thread_limit() if n_blocks >= _MIN_BLOCKS else 1)
+
+
+def _numbers(column: _Column, name: str, line: Callable[[int], int], what: str,
+             integer: bool) -> np.ndarray:
     """The values of a column of numbers, or an error naming the first bad
     line; with ``integer``, every value must be the integer C's ``atol``
     (trec_eval's reading of a relevance level) reads from its token."""
@@ -58,28 +71,46 @@ def _numbers(column: _Column, name: str, lines, what: str, integer: bool) -> np.
         for i in range(len(column)):
             token = column.item(i)
             if (value := _token_value(token)) is None:
-                raise ValueError(f"{name}: line {int(lines[i])}: {what} "
+                raise ValueError(f"{name}: line {line(i)}: {what} "
                                  f"{token.decode(errors='replace')!r} is not a finite number.")
             values[i] = value
     if integer:
-        _check_integers(column, values, name, lines, what)
+        _check_integers(column, values, name, line, what)
     return values
 
 
+_NUMBERS = 1 << 13  # tokens read at a time by _fast_values (temporaries stay in cache)
+
+
 def _fast_values(column: _Column) -> np.ndarray | None:
-    """The values of the column's tokens, read vectorised from their
-    prefixes (in blocks of rows), the long tokens one by one; None if any
-    token is not a finite number (or holds a ``_``)."""
-    values = np.empty(len(column))
-    for lo, hi, chars in _prefixes(column):
-        raw = chars.view(f"S{chars.shape[1]}").ravel()
+    """The values of the column's tokens, read vectorised in blocks of rows
+    (on up to :func:`~sklearn_rank._threads.thread_limit` threads): plain
+    decimals by :func:`._decimal.decimal_values`, the others from their
+    prefixes by NumPy, the long tokens one by one; None if any token is not
+    a finite number (or holds a ``_``)."""
+    n = len(column)
+    values = np.empty(n)
+    failed = []
+
+    def read(i: int):
+        lo, hi = i * _NUMBERS, min(n, (i + 1) * _NUMBERS)
+        rows = np.arange(lo, hi)
+        values[lo:hi], plain = decimal_values(column.words(rows, cap=16),
+                                              column.length[lo:hi])
+        other = rows[~plain]
+        if not other.shape[0]:
+            return
+        raw = column.prefix(other)
         try:
-            values[lo:hi] = raw.astype(np.float64)
+            values[other] = raw.astype(np.float64)  # (holds the GIL: rare tokens only)
         except ValueError:
-            return None
-        if (chars == 95).any():  # 95: "_"
-            return None
-    if not np.isfinite(values).all():
+            failed.append(i)
+            return
+        if (raw.view(np.uint8) == 95).any():  # 95: "_"
+            failed.append(i)
+
+    for_blocks(read, -(-n // _NUMBERS))
+    if failed or not np.isfinite(values).all():
         return None
     for i in column.long.tolist():  # the tokens longer than the prefix
         if (value := _token_value(column.item(i))) is None:
@@ -88,7 +119,8 @@ def _fast_values(column: _Column) -> np.ndarray | None:
     return values
 
 
-def _check_integers(column: _Column, values: np.ndarray, name: str, lines, what: str):
+def _check_integers(column: _Column, values: np.ndarray, name: str,
+                    line: Callable[[int], int], what: str):
     """An error naming the line of the first value that is not the integer
     C's ``atol`` reads from its token (judged from its prefix, in blocks of
     rows; the long tokens one by one)."""
@@ -102,7 +134,7 @@ def _check_integers(column: _Column, values: np.ndarray, name: str, lines, what:
         token = column.item(i)
         if _atol(token) != values[i]:
             raise ValueError(
-                f"{name}: line {int(lines[i])}: {what} {token.decode(errors='replace')!r} "
+                f"{name}: line {line(i)}: {what} {token.decode(errors='replace')!r} "
                 f"is not an integer; trec_eval reads levels as integers and would read it "
                 f"as {_atol(token)}: write whole numbers (such as 2 or 2.0)."
             )
@@ -149,36 +181,46 @@ def _plain_separators(text: np.ndarray, n_fields: int) -> np.ndarray | None:
     The usual layout: no ``#`` anywhere, whitespace only spaces, tabs and
     newlines, every line ``n_fields`` non-empty fields one separator apart
     and ending with a newline (so no blank line, nothing after the last
-    newline). Scanned in blocks that stay in cache, positions as int32 when
-    the text allows (whole-text temporaries of int64 positions cost more in
-    memory traffic and page faults than the scan itself).
+    newline). Scanned in blocks that stay in cache (on up to
+    :func:`~sklearn_rank._threads.thread_limit` threads), positions as int32
+    when the text allows (whole-text temporaries of int64 positions cost
+    more in memory traffic and page faults than the scan itself).
     """
     size = text.shape[0]
     if size == 0 or text[0] <= 32 or text[-1] != 10:
         return None
     kind = np.int32 if size < 2**31 else np.int64
-    parts, n_newline = [], 0
-    is_sep = np.empty(_BLOCK + 1, dtype=bool)
-    scratch = np.empty(_BLOCK + 1, dtype=bool)
-    for lo in range(0, size, _BLOCK):
-        part = text[lo:lo + _BLOCK + 1]  # one byte of overlap, for adjacency
-        n, own = part.shape[0], min(_BLOCK, part.shape[0])
-        sep = np.less(part, 33, out=is_sep[:n])
-        if np.logical_and(sep[1:], sep[:-1], out=scratch[:n - 1]).any():
-            return None  # an empty field or a blank line
-        if np.equal(part, 35, out=scratch[:n]).any():
-            return None  # a comment line, maybe
-        at = np.flatnonzero(sep[:own])
-        found = part[at]
-        newlines = np.count_nonzero(found == 10)
-        if newlines + np.count_nonzero(found == 32) + np.count_nonzero(found == 9) != at.shape[0]:
-            return None  # CR, NUL or other control bytes: the careful path says what
-        n_newline += newlines
-        at += lo
-        parts.append(at.astype(kind))
-    seps = np.concatenate(parts)
-    if seps.shape[0] % n_fields or n_newline != seps.shape[0] // n_fields:
+    starts = range(0, size, _BLOCK)
+    counts = [-1] * len(starts)  # separators of each block (-1: not plain)
+    newlines = [0] * len(starts)
+
+    def check(i: int):
+        part = text[starts[i]:starts[i] + _BLOCK + 1]  # one byte of overlap, for adjacency
+        sep = part < 33
+        if (sep[1:] & sep[:-1]).any():
+            return  # an empty field or a blank line
+        if (part == 35).any():
+            return  # a comment line, maybe
+        own = part[:_BLOCK]
+        n_newline, n_space = np.count_nonzero(own == 10), np.count_nonzero(own == 32)
+        n_sep = np.count_nonzero(sep[:_BLOCK])
+        if n_newline + n_space + np.count_nonzero(own == 9) != n_sep:
+            return  # CR, NUL or other control bytes: the careful path says what
+        newlines[i], counts[i] = n_newline, n_sep
+
+    for_blocks(check, len(starts))
+    total = sum(counts)
+    if min(counts) < 0 or total % n_fields or sum(newlines) != total // n_fields:
         return None
+    seps = np.empty(total, dtype=kind)  # (written in place: no whole-text temporary)
+    first = np.cumsum([0] + counts)
+
+    def find(i: int):
+        lo = starts[i]
+        at = np.flatnonzero(text[lo:lo + _BLOCK] < 33)
+        np.add(at, lo, out=seps[first[i]:first[i + 1]], casting="unsafe")
+
+    for_blocks(find, len(starts))
     seps = seps.reshape(-1, n_fields)
     if not (text[seps[:, -1]] == 10).all():
         return None  # (every line's last separator a newline, none elsewhere)
@@ -189,6 +231,15 @@ class _Parsed:
     """What both readers give: the fields of every line, as :class:`_Column`."""
 
     name: str
+    _lines: np.ndarray | None = None  # each row's line in the file (None: row i is line i + 1)
+
+    def line(self, i: int) -> int:
+        """The file's line number of row ``i``."""
+        return i + 1 if self._lines is None else int(self._lines[i])
+
+    def release(self):
+        """Let the text and the separators go (columns already made keep
+        what they point into); :meth:`line` still answers."""
 
     def __len__(self) -> int:
         raise NotImplementedError
@@ -291,10 +342,8 @@ class _Fields(_Parsed):
         self.starts, self.ends, self._lines = starts.reshape(-1, n_fields), ends, None
         return True
 
-    @property
-    def lines(self) -> np.ndarray:
-        """The file's line number of every row."""
-        return np.arange(1, len(self) + 1) if self._lines is None else self._lines
+    def release(self):
+        self.buf = self._seps = self.starts = self.ends = None
 
     def __len__(self) -> int:
         return (self.starts if self._seps is None else self._seps).shape[0]
@@ -318,4 +367,4 @@ class _Fields(_Parsed):
         return self.column(j).item(len(self) - 1)
 
     def numbers(self, j: int, what: str, integer: bool = False) -> np.ndarray:
-        return _numbers(self.column(j), self.name, self.lines, what, integer)
+        return _numbers(self.column(j), self.name, self.line, what, integer)

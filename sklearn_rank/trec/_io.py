@@ -19,8 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._threads import run_both
 from .._validation import HasMethods, StrOptions, validate_params
 from ._arrow import _ArrowFields, _in_background, _pool
+from ._column import _Column
 from ._fields import _Fields, _Parsed
 from ._tables import Qrels, Run, _Table
 
@@ -155,7 +157,9 @@ def _read(path_or_buffer, progress: Callable | None, engine: str, layout: _Layou
                 table = None
             if plain() and table is not None:
                 return table
-    return build(_Fields(buf, name, layout.n_fields, layout.what, extra=layout.extra))
+    fields = _Fields(buf, name, layout.n_fields, layout.what, extra=layout.extra)
+    del buf  # (build releases the text once it has the columns)
+    return build(fields)
 
 
 def _check_duplicates(fields: _Parsed, table: _Table, what: str):
@@ -163,7 +167,7 @@ def _check_duplicates(fields: _Parsed, table: _Table, what: str):
     pair = table.duplicate()
     if pair is None:
         return
-    first, second = sorted(int(fields.lines[i]) for i in pair)
+    first, second = sorted(fields.line(i) for i in pair)
     qid, docno = table.row_ids(pair[0])
     raise ValueError(
         f"{fields.name}: document {docno!r} appears twice for query {qid!r} (lines {first} "
@@ -229,10 +233,14 @@ def read_qrels(path_or_buffer, *, progress: Callable | None = None,
     With pyarrow installed (``pip install "sklearn-rank[fast]"``) and
     ``engine`` ``"auto"`` or ``"pyarrow"``, a file in the plain layout
     (fields separated by single spaces, a newline after every line, no blank
-    or comment line) is parsed by pyarrow's CSV reader, faster (the layout
-    is checked on a second thread while the table is built); any other
-    file, and every error, goes through the NumPy reader. Both give the
-    same table.
+    or comment line) is parsed by pyarrow's CSV reader, faster once pyarrow
+    is imported (the layout is checked on a second thread while the table is
+    built); any other file, and every error, goes through the NumPy reader.
+    Both give the same table. The NumPy reader works in blocks on up to
+    ``SKLEARN_RANK_NUM_THREADS`` threads (else ``OMP_THREAD_LIMIT`` or
+    ``OMP_NUM_THREADS``, else the usable cores, at most 4), with the same
+    table and the same errors whatever the number; a call from a thread other
+    than the main one runs on that thread alone.
 
     Examples
     --------
@@ -308,12 +316,21 @@ def read_run(path_or_buffer, *, progress: Callable | None = None,
     return _read(path_or_buffer, progress, engine, _RUN, _build_run)
 
 
+def _ids(fields: _Parsed) -> tuple[_Column, _Column]:
+    """The query and document ids in buffers of their own (so that the
+    file's bytes can be freed): a few large copies, which release the GIL,
+    made on a second thread while the numbers are read (see
+    :func:`~sklearn_rank._threads.run_both`)."""
+    return fields.column(0).compacted(), fields.column(2).compacted()
+
+
 def _build_qrels(fields: _Parsed) -> Qrels:
     if not len(fields):
         raise ValueError(f"{fields.name}: the qrels file has no judgments.")
-    # the ids in buffers of their own: the file's bytes are freed with the fields
-    qrels = Qrels(fields.column(0).compacted(), fields.column(2).compacted(),
-                  fields.numbers(3, "relevance level", integer=True))
+    (qid, docno), level = run_both(lambda: _ids(fields),
+                                   lambda: fields.numbers(3, "relevance level", integer=True))
+    fields.release()
+    qrels = Qrels(qid, docno, level)
     _check_duplicates(fields, qrels, "qrels file")
     return qrels
 
@@ -321,8 +338,9 @@ def _build_qrels(fields: _Parsed) -> Qrels:
 def _build_run(fields: _Parsed) -> Run:
     if not len(fields):
         raise ValueError(f"{fields.name}: the run has no lines.")
-    run = Run(fields.column(0).compacted(), fields.column(2).compacted(),
-              fields.numbers(4, "score"),
-              fields.last(5).decode(errors="replace"))
+    (qid, docno), score = run_both(lambda: _ids(fields), lambda: fields.numbers(4, "score"))
+    tag = fields.last(5).decode(errors="replace")
+    fields.release()
+    run = Run(qid, docno, score, tag)
     _check_duplicates(fields, run, "run")
     return run
