@@ -156,7 +156,7 @@ def _build(fields) -> SubtopicQrels:
                           fields.numbers(3, "relevance level", integer=True))
     pair = qrels.duplicate()
     if pair is not None:
-        first, second = sorted(int(fields.lines[i]) for i in pair)
+        first, second = sorted(fields.line(int(i)) for i in pair)
         qid, docno = qrels.judgments.row_ids(pair[0])
         raise ValueError(
             f"{fields.name}: document {docno!r} is judged twice on subtopic "
