@@ -27,13 +27,17 @@ def _ap(rank, p, k):
     cut = rank.cut(k)
 
     def make():
-        # The n-th relevant document, at rank r, adds P@r = n / r.
-        rows, cols, first, _ = rank.flagged(relevant)
-        nth = np.arange(1, rows.shape[0] + 1) - first[rows]
-        if cut < rank.width:
-            keep = cols < cut
-            rows, cols, nth = rows[keep], cols[keep], nth[keep]
-        total = row_sums(rows, nth * (1.0 / (cols + 1)), first.shape[0] - 1)
+        n_rows = rank.order.shape[0]
+        if rank.tied and rank.tie_rows.shape[0] == n_rows:  # every row below
+            total = np.empty(n_rows)
+        else:
+            # The n-th relevant document, at rank r, adds P@r = n / r.
+            rows, cols, first, _ = rank.flagged(relevant)
+            nth = np.arange(1, rows.shape[0] + 1) - first[rows]
+            if cut < rank.width:
+                keep = cols < cut
+                rows, cols, nth = rows[keep], cols[keep], nth[keep]
+            total = row_sums(rows, nth * (1.0 / (cols + 1)), n_rows)
         if rank.tied:
             # For r in a tie group starting at a, of size g with h relevant
             # members, a random order gives P(rel_r) = h/g and P(rel_r, rel_i) =

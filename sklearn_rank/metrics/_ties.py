@@ -274,15 +274,18 @@ def _batches(span, size, p, depth):
     runs of at most ``_CELLS`` cells, larger ones by the chunk length ``step``
     of :func:`_scaled_cumprod`, from their own smallest ratio (the last one:
     the ratios fall with y)."""
-    z, last = size - p, span - 1
-    tail = np.where(last > 0, (z - last + 1) / np.maximum(size - last, 1), 1.0)
-    smallest = np.minimum(p / size, tail)
-    steps = np.maximum(900 // np.maximum(1.0, -np.log2(smallest)), 1).astype(np.int64)
-    steps[size <= _SMALL_GROUP] = 0
+    small = size <= _SMALL_GROUP
+    steps = None
+    if not small.all():
+        z, last = size - p, span - 1
+        tail = np.where(last > 0, (z - last + 1) / np.maximum(size - last, 1), 1.0)
+        smallest = np.minimum(p / size, tail)
+        steps = np.maximum(900 // np.maximum(1.0, -np.log2(smallest)), 1).astype(np.int64)
+        steps[small] = 0
     for members in _classes(span):
-        key = steps[members]
-        for step in np.unique(key).tolist():
-            part = members[key == step]
+        key = None if steps is None else steps[members]
+        for step in [0] if key is None else np.unique(key).tolist():
+            part = members if key is None else members[key == step]
             if step:
                 yield part, step
                 continue
