@@ -199,29 +199,32 @@ def _levels(pos_value, offsets, members, p_all, a_all, inside_all, rho_all, budg
     w_at = np.where(rank_i < cut, weights[np.minimum(rank_i, cut - 1)], 0.0)
     more = level < counts[:, None]
     rho, budget = rho_all[members], budget_all[members]
-    left = np.arange(members.shape[0])  # groups still computing, as rows of the arrays
+    left = slice(None)  # groups still computing, as rows of the arrays (all, then indices)
     e = np.ones((members.shape[0], width + 1))
     f = None
     for i in range(n_levels):
         if i:
             grow = np.empty_like(e)
             grow[:, 0] = 0.0
-            np.cumsum(c * e[:, :-1], axis=1, out=grow[:, 1:])
+            np.multiply(c, e[:, :-1], out=grow[:, 1:])
+            np.cumsum(grow[:, 1:], axis=1, out=grow[:, 1:])
             grow *= grow_by[:, i:i + 1]
             keep = more[:, i] & (rho * grow[:, -1] * w_at[:, i] > budget)
             if not keep.all():
-                left, c, r, grow, f = left[keep], c[keep], r[keep], grow[keep], f[keep]
+                left = np.flatnonzero(keep) if isinstance(left, slice) else left[keep]
+                c, r, grow, f = c[keep], r[keep], grow[keep], f[keep]
                 grow_by, f_by, w_at, more = grow_by[keep], f_by[keep], w_at[keep], more[keep]
                 rho, budget = rho[keep], budget[keep]
                 if not left.shape[0]:
                     break
             e = grow
-        terms = r * e[:, :-1]
+        f_next = np.empty_like(e)
+        f_next[:, 0] = 0.0
+        terms = np.multiply(r, e[:, :-1], out=f_next[:, 1:])
         if i:
             terms += i * c * f[:, :-1]
-        f = np.empty_like(e)
-        f[:, 0] = 0.0
-        np.cumsum(terms, axis=1, out=f[:, 1:])
+        np.cumsum(terms, axis=1, out=terms)
+        f = f_next
         f /= f_by[:, i:i + 1]
         stops[left, i] = f[:, -1]
         depth[left] = i + 1
