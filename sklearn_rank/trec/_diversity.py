@@ -41,7 +41,7 @@ import math
 import numpy as np
 
 from .._runs import runs_of as _runs_of
-from ._join import match_rows, row_codes
+from ._join import match_rows, query_sides
 from ._te_data import _order
 
 __all__ = ["DIVERSITY", "diversity"]
@@ -59,12 +59,8 @@ class _Judged:
 
     def __init__(self, qrels, run, qids, rel: int, judged_only: bool, complete: bool):
         table, codes, level = qrels.judgments, qrels.codes, qrels.rel
-        vocabulary, q_run_code, r_run_code, q_code, r_code = row_codes(table, run)
+        vocabulary, q_code, r_code, judged_q, in_run = query_sides(table, run)
         n_codes = vocabulary.shape[0]
-        judged_q = np.zeros(n_codes, dtype=bool)
-        judged_q[q_run_code] = True
-        in_run = np.zeros(n_codes, dtype=bool)
-        in_run[r_run_code] = True
         evaluated = judged_q & (in_run | complete)
         if not evaluated.any():
             raise ValueError(

@@ -47,6 +47,18 @@ def row_codes(qrels, run) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
     return vocabulary, q_run_code, r_run_code, q_code, r_code
 
 
+def query_sides(qrels, run):
+    """:func:`row_codes` of the tables (without the codes of their runs of
+    rows), and for every query code whether the qrels judge it and whether
+    the run retrieves for it: ``(vocabulary, q_code, r_code, judged, in_run)``."""
+    vocabulary, q_run_code, r_run_code, q_code, r_code = row_codes(qrels, run)
+    judged = np.zeros(vocabulary.shape[0], dtype=bool)
+    judged[q_run_code] = True
+    in_run = np.zeros(vocabulary.shape[0], dtype=bool)
+    in_run[r_run_code] = True
+    return vocabulary, q_code, r_code, judged, in_run
+
+
 def _codes_of_items(ids: list[list[bytes]]) -> tuple[np.ndarray, list[np.ndarray]]:
     """:func:`query_codes` of lists of ids."""
     vocabulary = sorted(set().union(*ids))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._runs import runs_of as _runs_of
-from ._join import match_rows, row_codes, sorted_unique
+from ._join import match_rows, query_sides, sorted_unique
 from ._tables import Qrels, Run
 
 __all__ = ["NONPOOL", "UNJUDGED", "DUMMY_DOCNO", "MissingQueryError", "Ranked", "ranked"]
@@ -128,12 +128,8 @@ def _order(r_code, score, docno_key):
 def ranked(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool = False,
            max_retrieved: int | None = None) -> Ranked:
     """trec_eval's rankings of the qrels' queries (see the module's doc)."""
-    vocabulary, q_run_code, r_run_code, q_code, r_code = row_codes(qrels, run)
+    vocabulary, q_code, r_code, judged_q, in_run = query_sides(qrels, run)
     n_codes = vocabulary.shape[0]
-    judged_q = np.zeros(n_codes, dtype=bool)
-    judged_q[q_run_code] = True
-    in_run = np.zeros(n_codes, dtype=bool)
-    in_run[r_run_code] = True
     missing_codes = np.flatnonzero(judged_q & ~in_run)
     if missing_codes.shape[0] and not complete:
         qid = str(vocabulary[missing_codes[0]])
