@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .._validation import validate_params
-from ._evaluation import Evaluation
+from ._evaluation import Evaluation, with_engine
 from ._inputs import prepare
 from ._plan import Plan
 from ._spec import MetricSpec, parse_specs
@@ -120,8 +120,6 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10",), sample_weight=N
 def _with_engine(listed: list, engine: dict, options: dict, data) -> Evaluation:
     """:func:`evaluate` of ``listed`` metrics, some of which (``engine``:
     position -> item) the trec_eval engine computes (:mod:`._trec_flat`)."""
-    from ..trec._evaluate import _with_engine as merged
-
     rest = [metric for i, metric in enumerate(listed) if i not in engine]
     registry = None
     if rest:
@@ -138,4 +136,4 @@ def _with_engine(listed: list, engine: dict, options: dict, data) -> Evaluation:
     entries = dict(zip(engine, flat_engine(list(engine.values()), data, options), strict=True))
     groups = [entries[i] if i in engine else [str(s) for s in parse_specs([metric])]
               for i, metric in enumerate(listed)]
-    return merged(registry, data.qids, groups, listed)
+    return with_engine(registry, data.qids, groups, listed)

@@ -9,7 +9,7 @@ import numpy as np
 from ._names import safe_name
 from ._spec import MetricSpec, parse
 
-__all__ = ["Evaluation"]
+__all__ = ["Evaluation", "combined", "entry_of", "with_engine"]
 
 
 class _SpecDict(dict):
@@ -205,3 +205,46 @@ class Evaluation:
                         == dict.__getitem__(other.n_empty, k) for k in keys))
 
     __hash__ = None
+
+
+def with_engine(registry: Evaluation | None, qids, groups: list, listed: list) -> Evaluation:
+    """One evaluation, in the order asked for, of the registry's keys and the
+    trec_eval engine's entries (``groups``: for every metric asked for in ``listed``,
+    its registry keys or its engine entries); a key met again keeps its first
+    value. A metric asked for as text that gives one engine entry is found by
+    that text too (``ev.mean["NumRelRet"]``)."""
+    specs = {} if registry is None else {str(m): m for m in registry.metrics}
+    aliases = {}
+    for metric, group in zip(listed, groups, strict=True):
+        if len(group) == 1 and not isinstance(group[0], str) and not isinstance(metric,
+                                                                              MetricSpec):
+            aliases[str(metric).strip()] = group[0][0].key
+
+    def entries():
+        for group in groups:
+            for entry in group:
+                if isinstance(entry, str):  # a registry key
+                    yield entry_of(registry, entry, specs[entry])
+                else:
+                    spec, values, summary, empty = entry
+                    yield spec.key, spec, values, summary, empty
+
+    return combined(qids, None if registry is None else registry.weights, entries(), aliases)
+
+
+def entry_of(evaluation: Evaluation, key: str, spec) -> tuple:
+    """``(key, spec, per-query values, mean, n_empty)`` of ``evaluation``'s ``key``."""
+    return (key, spec, evaluation.per_query[key], evaluation.mean[key],
+            evaluation.n_empty[key])
+
+
+def combined(qids, weights, entries, aliases=None) -> Evaluation:
+    """An evaluation of ``qids`` from ``(key, spec, values, mean, n_empty)``
+    entries, in their order; a key met again keeps its first entry
+    (``aliases``: other texts of keys, see :class:`Evaluation`)."""
+    per_query, mean, n_empty, metrics = {}, {}, {}, []
+    for key, spec, values, summary, empty in entries:
+        if key not in per_query:
+            per_query[key], mean[key], n_empty[key] = values, summary, empty
+            metrics.append(spec)
+    return Evaluation(qids, per_query, mean, n_empty, weights, metrics, aliases)

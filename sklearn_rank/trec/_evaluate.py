@@ -17,7 +17,7 @@ from .._runs import runs_of as _runs_of
 from .._validation import HasMethods, Interval, validate_params
 from ..metrics import MetricSpec
 from ..metrics._data import ranked_data
-from ..metrics._evaluation import Evaluation
+from ..metrics._evaluation import Evaluation, combined, entry_of, with_engine
 from ..metrics._plan import Plan
 from ..metrics._spec import parse_specs
 from ..metrics._vocab_irm import DIVERSITY, IRM_OBJECT, is_irm_object
@@ -176,7 +176,7 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     entries = dict(zip(engine, entries, strict=True))
     groups = [entries[i] if i in engine else [str(s) for s in parse_specs([metric])]
               for i, metric in enumerate(listed)]
-    return _with_engine(registry, qids, groups, listed)
+    return with_engine(registry, qids, groups, listed)
 
 
 def _judgments(qrels, engine: dict, n_listed: int):
@@ -189,50 +189,6 @@ def _judgments(qrels, engine: dict, n_listed: int):
     others = n_listed > sum(item.irm is not None and item.irm[0] in DIVERSITY
                             for item in engine.values())
     return (subtopics.to_qrels() if others else None), subtopics
-
-
-def _with_engine(registry: Evaluation | None, qids, groups: list, listed: list) -> Evaluation:
-    """One evaluation, in the order asked for, of the registry's keys and the
-    engine's entries (``groups``: for every metric asked for in ``listed``,
-    its registry keys or its engine entries); a key met again keeps its first
-    value. A metric asked for as text that gives one engine entry is found by
-    that text too (``ev.mean["NumRelRet"]``)."""
-    specs = {} if registry is None else {str(m): m for m in registry.metrics}
-    aliases = {}
-    for metric, group in zip(listed, groups, strict=True):
-        if len(group) == 1 and not isinstance(group[0], str) and not isinstance(metric,
-                                                                              MetricSpec):
-            aliases[str(metric).strip()] = group[0][0].key
-
-    def entries():
-        for group in groups:
-            for entry in group:
-                if isinstance(entry, str):  # a registry key
-                    yield _entry(registry, entry, specs[entry])
-                else:
-                    spec, values, summary, empty = entry
-                    yield spec.key, spec, values, summary, empty
-
-    return _combined(qids, None if registry is None else registry.weights, entries(),
-                     aliases)
-
-
-def _entry(evaluation: Evaluation, key: str, spec) -> tuple:
-    """``(key, spec, per-query values, mean, n_empty)`` of ``evaluation``'s ``key``."""
-    return (key, spec, evaluation.per_query[key], evaluation.mean[key],
-            evaluation.n_empty[key])
-
-
-def _combined(qids, weights, entries, aliases=None) -> Evaluation:
-    """An evaluation of ``qids`` from ``(key, spec, values, mean, n_empty)``
-    entries, in their order; a key met again keeps its first entry
-    (``aliases``: other texts of keys, see :class:`Evaluation`)."""
-    per_query, mean, n_empty, metrics = {}, {}, {}, []
-    for key, spec, values, summary, empty in entries:
-        if key not in per_query:
-            per_query[key], mean[key], n_empty[key] = values, summary, empty
-            metrics.append(spec)
-    return Evaluation(qids, per_query, mean, n_empty, weights, metrics, aliases)
 
 
 def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
@@ -268,9 +224,9 @@ def _merged(parts: list, specs: list) -> Evaluation:
     def entries():
         for spec in specs:
             part, metric = found[str(spec)]
-            yield _entry(part, str(spec), metric)
+            yield entry_of(part, str(spec), metric)
 
-    return _combined(parts[0].qids, parts[0].weights, entries())
+    return combined(parts[0].qids, parts[0].weights, entries())
 
 
 def _point_to_trec_eval(metrics, error: ValueError) -> None:
