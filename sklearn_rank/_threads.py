@@ -126,36 +126,15 @@ def run_blocks(work: Callable[[object], None], blocks: Sequence, threads: int) -
 
 
 def run_both(first: Callable[[], object], second: Callable[[], object]) -> tuple:
-    """``(first(), second())``, ``first`` on a thread of its own while the
-    calling thread runs ``second`` when :func:`thread_limit` allows two
-    threads (else one after the other).
-
-    The thread is joined before this returns, whatever happens; if both
-    raise, ``first``'s error is raised (as when they run one after the
-    other): the same outcome whatever the number of threads. Worth it when
-    ``first`` is a few large NumPy calls (which release the GIL), so that
-    it rarely waits for the calling thread.
-    """
-    if thread_limit() < 2:
-        return first(), second()
+    """``(first(), second())``, the two on two threads when
+    :func:`thread_limit` allows it (:func:`run_blocks` of the two: joined
+    before this returns; if both raise, ``first``'s error, as when they run
+    one after the other). Worth it when one of them is a few large NumPy calls
+    (which release the GIL)."""
     out: list = [None, None]
 
-    def run() -> None:
-        try:
-            out[0] = first()
-        except BaseException as exc:  # noqa: BLE001 - re-raised by the caller
-            out[1] = exc
+    def work(i: int) -> None:
+        out[i] = (first, second)[i]()
 
-    helper = threading.Thread(target=run, name="sklearn_rank-task", daemon=True)
-    helper.start()
-    try:
-        result = second()
-    except BaseException:
-        helper.join()
-        if out[1] is not None:
-            raise out[1] from None
-        raise
-    helper.join()
-    if out[1] is not None:
-        raise out[1]
-    return out[0], result
+    run_blocks(work, (0, 1), thread_limit())
+    return out[0], out[1]

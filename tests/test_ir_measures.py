@@ -248,23 +248,29 @@ def test_documented_differences_are_pinned():
     assert ours("RR", qrels, run) == reference("RR", qrels, run) == {"1": 0.5}
 
 
-@needs_perl
-def test_command_line_prints_ir_measures_values(tmp_path):
-    pytest.importorskip("cwl")
-    qrels, run = collection(4)
+def _command_line(tmp_path, qrels, run, names) -> dict:
+    """The run's entry of ``sklearn-rank evaluate ... -c -q --format json``
+    on the collection written as files, measures ``names``."""
     qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
     qrels_path.write_text("".join(f"{q} 0 {d} {lv}\n" for q, docs in qrels.items()
                                   for d, lv in docs.items()))
     run_path.write_text("".join(f"{q} Q0 {d} {i} {s!r} r\n" for q, docs in run.items()
                                 for i, (d, s) in enumerate(docs.items())))
-    names = ["nDCG@10", "AP(rel=2)", "P@5", "R@10", "Bpref", "RBP(rel=2,p=0.5)",
-             "INST(T=2.0,max_rel=4)", "NERR8(max_rel=4)@5", "ERR@10", "SetF"]
     args = [arg for name in names for arg in ("-m", name)]
     proc = subprocess.run([sys.executable, "-m", "sklearn_rank", "evaluate", str(qrels_path),
                            str(run_path), *args, "-c", "-q", "--format", "json"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    printed = next(iter(json.loads(proc.stdout)["runs"].values()))["per_query"]
+    return next(iter(json.loads(proc.stdout)["runs"].values()))
+
+
+@needs_perl
+def test_command_line_prints_ir_measures_values(tmp_path):
+    pytest.importorskip("cwl")
+    qrels, run = collection(4)
+    names = ["nDCG@10", "AP(rel=2)", "P@5", "R@10", "Bpref", "RBP(rel=2,p=0.5)",
+             "INST(T=2.0,max_rel=4)", "NERR8(max_rel=4)@5", "ERR@10", "SetF"]
+    printed = _command_line(tmp_path, qrels, run, names)["per_query"]
     for name in names:
         label = str(parse_metric(name))  # ir_measures' str(), parameters in declared order
         want = reference(name, qrels, run)
@@ -276,19 +282,9 @@ def test_command_line_prints_ir_measures_values(tmp_path):
 
 def test_command_line_prints_engine_measures(tmp_path):
     qrels, run = collection(5)
-    qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
-    qrels_path.write_text("".join(f"{q} 0 {d} {lv}\n" for q, docs in qrels.items()
-                                  for d, lv in docs.items()))
-    run_path.write_text("".join(f"{q} Q0 {d} {i} {s!r} r\n" for q, docs in run.items()
-                                for i, (d, s) in enumerate(docs.items())))
     names = ["infAP(rel=2)", "IPrec@0.3", "NumRet", "NumRelRet", "NumRel", "NumQ", "SetAP",
              "SetP(relative=True)", "SetF(beta=2.0)", "nDCG@10"]
-    args = [arg for name in names for arg in ("-m", name)]
-    proc = subprocess.run([sys.executable, "-m", "sklearn_rank", "evaluate", str(qrels_path),
-                           str(run_path), *args, "-c", "-q", "--format", "json"],
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    printed = next(iter(json.loads(proc.stdout)["runs"].values()))
+    printed = _command_line(tmp_path, qrels, run, names)
     for name in names:
         label = str(ir_measures.parse_measure(name))  # NumRelRet prints NumRet(rel=1)
         want = reference(name, qrels, run)

@@ -8,9 +8,9 @@ from .._validation import validate_params
 from ._evaluation import Evaluation, with_engine
 from ._inputs import prepare
 from ._plan import Plan
-from ._spec import MetricSpec, parse_specs
+from ._spec import MetricSpec, listed_metrics, parse_specs
 from ._trec_flat import ENGINE_OPTIONS, engine_items, flat_engine
-from ._vocab_irm import IRM_OBJECT, is_irm_object
+from ._vocab_irm import IRM_OBJECT
 
 __all__ = ["evaluate"]
 
@@ -108,8 +108,7 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10",), sample_weight=N
     >>> ev.mean
     {'P_5': 0.5, 'num_rel': 6.0, 'relative_P_2': 1.0}
     """
-    listed = [metrics] if isinstance(metrics, str | MetricSpec) or is_irm_object(metrics) \
-        else list(metrics)
+    listed = listed_metrics(metrics)
     engine = engine_items(listed)
     if not engine:
         plan = Plan.of(listed, options, caller="evaluate")
@@ -134,6 +133,4 @@ def _with_engine(listed: list, engine: dict, options: dict, data) -> Evaluation:
             raise TypeError(f"evaluate() got an option {unknown[0]!r} that none of the metrics "
                             f"{names} takes. Options they take: {', '.join(ENGINE_OPTIONS)}.")
     entries = dict(zip(engine, flat_engine(list(engine.values()), data, options), strict=True))
-    groups = [entries[i] if i in engine else [str(s) for s in parse_specs([metric])]
-              for i, metric in enumerate(listed)]
-    return with_engine(registry, data.qids, groups, listed)
+    return with_engine(registry, data.qids, listed, entries)

@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 
 from ._names import safe_name
-from ._spec import MetricSpec, parse
+from ._spec import MetricSpec, parse, parse_specs
 
 __all__ = ["Evaluation", "combined", "entry_of", "with_engine"]
 
@@ -207,12 +207,14 @@ class Evaluation:
     __hash__ = None
 
 
-def with_engine(registry: Evaluation | None, qids, groups: list, listed: list) -> Evaluation:
-    """One evaluation, in the order asked for, of the registry's keys and the
-    trec_eval engine's entries (``groups``: for every metric asked for in ``listed``,
-    its registry keys or its engine entries); a key met again keeps its first
-    value. A metric asked for as text that gives one engine entry is found by
-    that text too (``ev.mean["NumRelRet"]``)."""
+def with_engine(registry: Evaluation | None, qids, listed: list, engine: dict) -> Evaluation:
+    """One evaluation, in the order asked for, of the metrics ``listed``: the
+    registry's keys (of ``registry``) and the trec_eval engine's entries
+    (``engine``: position in ``listed`` -> its entries); a key met again
+    keeps its first value. A metric asked for as text that gives one engine
+    entry is found by that text too (``ev.mean["NumRelRet"]``)."""
+    groups = [engine[i] if i in engine else [str(s) for s in parse_specs([metric])]
+              for i, metric in enumerate(listed)]
     specs = {} if registry is None else {str(m): m for m in registry.metrics}
     aliases = {}
     for metric, group in zip(listed, groups, strict=True):

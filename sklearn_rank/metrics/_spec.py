@@ -182,13 +182,19 @@ def build(name: str, options: dict[str, Any], caller: str) -> MetricSpec:
     return MetricSpec(metric.name, None if k is None else int(k), params)
 
 
+def listed_metrics(metrics) -> list:
+    """``metrics`` as a list: one spec (a string, a MetricSpec or an
+    ir_measures object) or an iterable of them."""
+    if isinstance(metrics, str | MetricSpec) or is_irm_object(metrics):
+        return [metrics]
+    return list(metrics)
+
+
 def expand_metrics(metrics) -> list[MetricSpec]:
     """Specs of metrics given as spec strings, MetricSpecs or trec_eval names
     (which may stand for several cut-offs: ``"P.5,10"``, ``"P"``)."""
-    if isinstance(metrics, str | MetricSpec) or is_irm_object(metrics):
-        metrics = [metrics]
     specs = []
-    for metric in metrics:
+    for metric in listed_metrics(metrics):
         metric = str(metric) if is_irm_object(metric) else metric
         names = trec_labelled(metric.strip()) if isinstance(metric, str) else None
         if names is None:

@@ -19,8 +19,8 @@ from ..metrics import MetricSpec
 from ..metrics._data import ranked_data
 from ..metrics._evaluation import Evaluation, combined, entry_of, with_engine
 from ..metrics._plan import Plan
-from ..metrics._spec import parse_specs
-from ..metrics._vocab_irm import DIVERSITY, IRM_OBJECT, is_irm_object
+from ..metrics._spec import listed_metrics, parse_specs
+from ..metrics._vocab_irm import DIVERSITY, IRM_OBJECT
 from ._frames import DataFrame, is_frame
 from ._io import read_qrels, read_run
 from ._join import match_rows, row_codes
@@ -156,8 +156,7 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     array([0.5])
     """
     run = _as_table(run, Run, read_run, "run")
-    listed = [metrics] if isinstance(metrics, str | MetricSpec) or is_irm_object(metrics) \
-        else list(metrics)
+    listed = listed_metrics(metrics)
     engine = {i: item for i, metric in enumerate(listed)
               if (item := engine_item(metric)) is not None}
     qrels, subtopics = _judgments(qrels, engine, len(listed))
@@ -173,10 +172,7 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
                                     None if registry is None else registry.qids,
                                     relevance_level=relevance_level, complete=complete,
                                     judged_only=judged_only, subtopics=subtopics)
-    entries = dict(zip(engine, entries, strict=True))
-    groups = [entries[i] if i in engine else [str(s) for s in parse_specs([metric])]
-              for i, metric in enumerate(listed)]
-    return with_engine(registry, qids, groups, listed)
+    return with_engine(registry, qids, listed, dict(zip(engine, entries, strict=True)))
 
 
 def _judgments(qrels, engine: dict, n_listed: int):
