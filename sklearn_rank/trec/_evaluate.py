@@ -309,7 +309,8 @@ def _ranked(run: Run, r_code: np.ndarray, r_run_code: np.ndarray, level: np.ndar
     # equal doubles tie, and the tie goes by decreasing document id.
     order, moved = _trec_order(r_code, starts, score, docno_key)
     if moved is not None:
-        level[moved] = level[order[moved]]  # ties reordered within queries only
+        at, source = moved
+        level[at] = level[source]  # ties reordered within queries only
     elif order is not None:
         r_code, level = r_code[order], level[order]
         starts, lengths = _runs_of(r_code)

@@ -76,9 +76,11 @@ def _trec_order(qcode: np.ndarray, starts: np.ndarray, score: np.ndarray, docno_
 
     ``starts`` are the first rows of the runs of equal ``qcode``. Returns
     ``(order, moved)``. Runs usually come grouped by query and sorted by score
-    (checked in O(n)): then ``order`` is None, or, when scores tie, the
-    identity but at the positions ``moved``. Otherwise ``order`` is a sort and
-    ``moved`` None. Only tied rows are sorted by document id.
+    (checked in O(n)): then ``order`` is None and ``moved`` None (the rows'
+    own order) or, when scores tie, ``(at, source)``: the rows' own order but
+    position ``at`` holds row ``source`` (no whole-run permutation is built).
+    Otherwise ``order`` is a sort and ``moved`` None. Only tied rows are
+    sorted by document id.
     """
     n = qcode.shape[0]
     # positions i where row i + 1 starts a new query
@@ -111,18 +113,32 @@ def _trec_order(qcode: np.ndarray, starts: np.ndarray, score: np.ndarray, docno_
     if order is not None:
         order[tied] = rows[reversed_in_group]
         return order, None
-    order = np.arange(n)
-    order[tied] = rows[reversed_in_group]
-    return order, tied
+    return None, (tied, rows[reversed_in_group])
 
 
 def _order(r_code, score, docno_key):
     """Row order: by query code, decreasing score, then decreasing docno."""
     starts, _ = _runs_of(r_code)
-    order, _ = _trec_order(r_code, starts, score, docno_key)
+    order, moved = _trec_order(r_code, starts, score, docno_key)
     if order is None:
-        return np.arange(r_code.shape[0])
+        order = np.arange(r_code.shape[0])
+        if moved is not None:
+            order[moved[0]] = moved[1]
     return order
+
+
+def _in_rank_order(r_code, code, score, docno_key):
+    """``(r_code, code)`` of the rows in trec_eval's order (:func:`_order`);
+    the arrays themselves when the run is in that order already, and only
+    the tied rows moved when scores tie in an otherwise sorted run."""
+    starts, _ = _runs_of(r_code)
+    order, moved = _trec_order(r_code, starts, score, docno_key)
+    if order is not None:
+        return r_code[order], code[order]
+    if moved is not None:  # (ties stay within their query: the codes do not move)
+        code = code.copy()
+        code[moved[0]] = code[moved[1]]
+    return r_code, code
 
 
 def ranked(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool = False,
@@ -139,16 +155,21 @@ def ranked(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool 
             "stops here too: pass -c (complete=True) to evaluate them on an empty ranking")
     match = match_rows(qrels, run, q_code, r_code, n_codes)
     qrel = qrels.rel.astype(np.int64)
-    code = np.append(np.where(qrel < 0, UNJUDGED, qrel), NONPOOL)[match]
+    # each run row's code, in the narrowest type that holds the levels (memory traffic)
+    small = qrel.shape[0] and -128 <= qrel.min() and qrel.max() < 128
+    code = np.append(np.where(qrel < 0, UNJUDGED, qrel), NONPOOL).astype(
+        np.int8 if small else np.int64)[match]
+    del match
     keep = judged_q[r_code]
-    rows = np.flatnonzero(keep)
     docnos = run.docno_bytes
-    if rows.shape[0] == r_code.shape[0]:
-        order = _order(r_code, run.score, docnos.sort_key)
+    if keep.all():
+        codes, rel = _in_rank_order(r_code, code, run.score, docnos.sort_key)
     else:
+        rows = np.flatnonzero(keep)
         order = rows[_order(r_code[rows], run.score[rows],
                             lambda i: docnos.sort_key(rows[i]))]
-    codes, rel = r_code[order], code[order]
+        codes, rel = r_code[order], code[order]
+    del code
     if (codes[1:] < codes[:-1]).any():  # queries grouped, not in qid order
         by_query = np.argsort(codes, kind="stable")
         codes, rel = codes[by_query], rel[by_query]
@@ -161,15 +182,15 @@ def ranked(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool 
         at = np.searchsorted(codes, missing_codes)
         codes = np.insert(codes, at, missing_codes)
         rel = np.insert(rel, at, dummy)
-    starts, lengths = _runs_of(codes)
-    position = np.arange(codes.shape[0]) - np.repeat(starts, lengths)
-    keep = np.ones(codes.shape[0], dtype=bool)
-    if max_retrieved is not None:
-        keep &= position < max_retrieved
-    if judged_only:
-        keep &= rel >= 0
-    if not keep.all():
-        codes, rel = codes[keep], rel[keep]
+    if max_retrieved is not None or judged_only:
+        keep = np.ones(codes.shape[0], dtype=bool)
+        if max_retrieved is not None:
+            starts, lengths = _runs_of(codes)
+            keep &= np.arange(codes.shape[0]) - np.repeat(starts, lengths) < max_retrieved
+        if judged_only:
+            keep &= rel >= 0
+        if not keep.all():
+            codes, rel = codes[keep], rel[keep]
     evaluated = np.flatnonzero(judged_q)
     n = np.bincount(codes, minlength=n_codes)[evaluated]
     offsets = np.concatenate(([0], np.cumsum(n)))
