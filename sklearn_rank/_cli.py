@@ -17,6 +17,7 @@ from ._cli_support import (
     EPILOG,
     CommandError,
     is_expected,
+    keep_freed_memory,
     message_of,
     say,
     shown,
@@ -24,7 +25,7 @@ from ._cli_support import (
     write,
 )
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "program"]
 
 
 def _line(command: str, error: CommandError) -> str:
@@ -111,5 +112,13 @@ def main(argv: list[str] | None = None) -> int:
     return 2
 
 
+def program() -> int:
+    """The ``sklearn-rank`` program (its console script, ``python -m
+    sklearn_rank``): :func:`main` in a process of its own, which keeps the
+    memory it frees for its next arrays (:func:`keep_freed_memory`)."""
+    keep_freed_memory()
+    return main()
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(program())

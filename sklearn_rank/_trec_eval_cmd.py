@@ -126,10 +126,10 @@ def trec_output(qrels_path, run_paths, measures, *, per_query=False, complete=Fa
         qrels = read_qrels(qrels_path, engine=READER)
     out = []
     for path in run_paths:
-        with option(("run", path)):
-            run = read_run(sys.stdin.buffer if path == "-" else path,  # '-': stdin
-                           engine=READER)
-            data = ranked(qrels, run, complete=complete, judged_only=judged_only,
+        with option(("run", path)):  # (the run is let go once ranked: memory)
+            data = ranked(qrels, read_run(sys.stdin.buffer if path == "-" else path,  # '-': stdin
+                                          engine=READER),
+                          complete=complete, judged_only=judged_only,
                           max_retrieved=max_retrieved)
             result = trec_eval(data, parsed, relevance_level=level, n_docs=n_docs)
         out += result.lines(per_query=per_query, summary=summary)

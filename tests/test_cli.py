@@ -38,6 +38,45 @@ def test_version_both_ways():
     assert script.stdout.strip() == f"sklearn-rank {sklearn_rank.__version__}"
 
 
+_KEPT = """
+import sys
+import numpy as np
+from sklearn_rank import _cli_support
+
+def rss():  # resident memory, kB
+    return int(next(line for line in open("/proc/self/status")
+                    if line.startswith("VmRSS")).split()[1])
+
+if sys.argv[1] == "keep":
+    _cli_support.keep_freed_memory()
+block = np.ones(64 * 2**20 // 8)  # 64 MiB, touched
+held = rss()
+del block
+print(held - rss())
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
+def test_the_program_keeps_the_memory_it_frees():
+    """``keep_freed_memory`` (called by the program's entry, not by ``main``):
+    on glibc a freed 64 MiB array stays with the process for the next arrays
+    (no fresh pages to fault in); without it glibc gives it back at once."""
+    def released(mode):
+        proc = subprocess.run([sys.executable, "-c", _KEPT, mode], capture_output=True,
+                              text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        return int(proc.stdout)
+
+    assert released("default") > 48 * 1024  # kB: glibc unmapped it
+    if "glibc" in " ".join(__import__("platform").libc_ver()):
+        assert released("keep") < 8 * 1024
+    # the console script and python -m both go through the program's entry
+    from importlib.metadata import entry_points
+
+    (script,) = entry_points(group="console_scripts", name="sklearn-rank")
+    assert script.value == "sklearn_rank._cli:program"
+
+
 def _means(text, name):
     """The held-out summary row of ``name``: mean, std, min, 25%, median, 75%, max."""
     row = re.search(rf"^  {re.escape(name)}\s+([-\d. ]+)$", text, re.M)
