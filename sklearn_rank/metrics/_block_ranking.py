@@ -73,13 +73,22 @@ def rank_block(data, segments: np.ndarray, w: int, policies) -> dict:
     padded = bool((lengths < w).any())
     # Negated scores, so that an ascending sort ranks by decreasing score;
     # padding holds +inf and sorts last.
-    pos = cols if not padded else np.minimum(cols, lengths[:, None] - 1)
-    neg = -data.scores[pos + starts[:, None]]
+    # (the cells' data rows and padding are the block's too: Ranking.know_cells)
     if padded:
+        at = np.minimum(cols, lengths[:, None] - 1)
+        at += starts[:, None]
         pad = cols >= lengths[:, None]
+    else:
+        at, pad = cols + starts[:, None], None
+    neg = data.scores.take(at)
+    np.negative(neg, out=neg)
+    if padded:
         neg[pad] = np.inf
     order = np.argsort(neg, axis=1)
-    srt = np.take_along_axis(neg, order, axis=1)
+    # the sorted scores, for the ties: sorted again rather than gathered
+    # through ``order`` (same values; NumPy's vectorised sort is ~2.5x faster
+    # than take_along_axis on a block)
+    srt = np.sort(neg, axis=1)
     same = srt[:, 1:] == srt[:, :-1]
     if padded:
         same &= ~pad[:, 1:]
@@ -87,6 +96,7 @@ def rank_block(data, segments: np.ndarray, w: int, policies) -> dict:
     out = {}
     for policy in policies:
         rank = Ranking(data, segments, lengths, starts, order, policy)
+        rank.know_cells(at, pad)
         if tie_rows.shape[0] and policy == "average":
             rank.tie_rows, rank.same = tie_rows, same[tie_rows]
         elif tie_rows.shape[0]:

@@ -52,6 +52,11 @@ class Ranking:
         self.order, self.ties, self.tie_rows, self.same = order, ties, tie_rows, same
         self._cache: dict = {}
 
+    def know_cells(self, rows: np.ndarray, padding: np.ndarray | None):
+        """Take the block's :meth:`_rows` and :attr:`padding` from its ranking
+        (:func:`~._block_ranking.rank_block` computes both to sort the scores)."""
+        self._cache["rows"], self._cache["padding"] = rows, padding
+
     def _memo(self, key, make):
         out = self._cache.get(key, _MISSING)
         if out is _MISSING:
