@@ -370,7 +370,13 @@ class _Fields(_Parsed):
 
     def last(self, j: int) -> bytes:
         """Field j of the last line."""
-        return self.column(j).item(len(self) - 1)
+        if self._seps is None:
+            start, end = int(self.starts[-1, j]), int(self.ends[-1, j])
+        else:  # (field j ends at separator j of its line; see column)
+            end = int(self._seps[-1, j])
+            start = int(self._seps[-1, j - 1]) + 1 if j else (
+                int(self._seps[-2, -1]) + 1 if len(self) > 1 else 0)
+        return self.buf[start:end].tobytes()
 
     def numbers(self, j: int, what: str, integer: bool = False) -> np.ndarray:
         return _numbers(self.column(j), self.name, self.line, what, integer)
