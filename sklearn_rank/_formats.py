@@ -7,7 +7,6 @@ returns the text.
 
 from __future__ import annotations
 
-import json
 import math
 
 __all__ = ["FORMATS"]
@@ -77,6 +76,8 @@ def to_json(names, results, labels, per_query) -> str:
                                     map(_number, evaluation.per_query[k]), strict=True))
                 for k in labels}
         doc[name] = entry
+    import json  # (here: the other formats' command line does not import it)
+
     return json.dumps({"runs": doc}, indent=2, allow_nan=False) + "\n"
 
 

@@ -12,7 +12,6 @@ UTF-8 byte-order mark.
 
 from __future__ import annotations
 
-import gzip
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -112,6 +111,7 @@ def _read_file(f, name: str, progress: Callable | None, arrow: bool) -> np.ndarr
 
 def _gunzip(buf: np.ndarray, name: str) -> np.ndarray:
     """The decompressed content of a gzip file, or a one-line error."""
+    import gzip  # (here: a plain file's command line does not import it)
     import zlib
 
     try:
