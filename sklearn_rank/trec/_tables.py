@@ -12,7 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .._hashing import mix, pair_key
+from .._hashing import has_equal, mix, pair_key
 from .._runs import runs_at as _runs_at
 from ._column import _Column
 
@@ -138,8 +138,7 @@ class _Table:
         """The first two rows (in hash order) holding the same (qid, docno),
         or None when every pair is listed once."""
         key = self.keys
-        sorted_keys = np.sort(key)
-        if not (sorted_keys[1:] == sorted_keys[:-1]).any():
+        if not has_equal(key):
             return None
         order = np.argsort(key, kind="stable")
         candidates = np.flatnonzero(key[order][1:] == key[order][:-1])
