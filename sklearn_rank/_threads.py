@@ -17,7 +17,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 
-__all__ = ["ENV", "MAX_THREADS", "run_blocks", "run_both", "thread_limit"]
+__all__ = ["ENV", "MAX_THREADS", "run_blocks", "thread_limit"]
 
 ENV = "SKLEARN_RANK_NUM_THREADS"
 #: Default cap on the number of threads (blocks stream through memory; more
@@ -123,18 +123,3 @@ def run_blocks(work: Callable[[object], None], blocks: Sequence, threads: int) -
                 t.join()
     if state["errors"]:
         raise min(state["errors"], key=lambda e: e[0])[1]
-
-
-def run_both(first: Callable[[], object], second: Callable[[], object]) -> tuple:
-    """``(first(), second())``, the two on two threads when
-    :func:`thread_limit` allows it (:func:`run_blocks` of the two: joined
-    before this returns; if both raise, ``first``'s error, as when they run
-    one after the other). Worth it when one of them is a few large NumPy calls
-    (which release the GIL)."""
-    out: list = [None, None]
-
-    def work(i: int) -> None:
-        out[i] = (first, second)[i]()
-
-    run_blocks(work, (0, 1), thread_limit())
-    return out[0], out[1]

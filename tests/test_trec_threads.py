@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sklearn_rank._threads import ENV, run_both
+from sklearn_rank._threads import ENV
 from sklearn_rank.trec import _decimal, _fields, read_qrels, read_run
 from sklearn_rank.trec._column import _Column
 from sklearn_rank.trec._decimal import decimal_values
@@ -132,7 +132,7 @@ def test_threads_give_the_same_table_and_the_same_first_error(tmp_path, tiny_blo
         for _ in range(5):
             assert _outcome(path, read, 4, monkeypatch) == one
         monkeypatch.setattr(threading.Thread, "start", real_start)
-        assert len(started) >= 5 * 3 * 2  # the scan's two passes and the numbers, 3 helpers each
+        assert len(started) >= 5 * 3 * 2  # the two scans, the ids and numbers: 3 helpers each
         started.clear()
     lines = run.splitlines(keepends=True)
     for kind, (bad, words) in BAD_LINES.items():
@@ -200,29 +200,6 @@ def test_no_thread_outlives_a_read_even_when_a_block_fails(tmp_path, tiny_blocks
     monkeypatch.setattr(_fields, "decimal_values", real)
     for _ in range(10):
         read_run(path, engine="numpy")
-        assert set(threading.enumerate()) == before
-
-
-@pytest.mark.parametrize("threads", [1, 2])
-def test_run_both_gives_both_results_and_the_first_error(monkeypatch, threads):
-    """Two tasks on two threads (or one): both results, the first task's
-    error when both fail (as one after the other), and no thread left."""
-    monkeypatch.setenv(ENV, str(threads))
-    before = set(threading.enumerate())
-
-    def fail(exc):
-        raise exc
-
-    for _ in range(20):
-        assert run_both(lambda: 1, lambda: 2) == (1, 2)
-        with pytest.raises(ValueError, match="first"):
-            run_both(lambda: fail(ValueError("first")), lambda: fail(KeyError("second")))
-        with pytest.raises(KeyError, match="second"):
-            run_both(lambda: 1, lambda: fail(KeyError("second")))
-        with pytest.raises(KeyboardInterrupt):
-            run_both(lambda: fail(KeyboardInterrupt()), lambda: 2)
-        with pytest.raises(KeyboardInterrupt):
-            run_both(lambda: 1, lambda: fail(KeyboardInterrupt()))
         assert set(threading.enumerate()) == before
 
 

@@ -18,10 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._threads import run_both
 from .._validation import HasMethods, StrOptions, validate_params
 from ._arrow import _ArrowFields, _in_background, _pool
-from ._column import _Column
 from ._fields import _Fields, _Parsed
 from ._tables import Qrels, Run, _Table
 
@@ -316,19 +314,10 @@ def read_run(path_or_buffer, *, progress: Callable | None = None,
     return _read(path_or_buffer, progress, engine, _RUN, _build_run)
 
 
-def _ids(fields: _Parsed) -> tuple[_Column, _Column]:
-    """The query and document ids in buffers of their own (so that the
-    file's bytes can be freed): a few large copies, which release the GIL,
-    made on a second thread while the numbers are read (see
-    :func:`~sklearn_rank._threads.run_both`)."""
-    return fields.column(0).compacted(), fields.column(2).compacted()
-
-
 def _build_qrels(fields: _Parsed) -> Qrels:
     if not len(fields):
         raise ValueError(f"{fields.name}: the qrels file has no judgments.")
-    (qid, docno), level = run_both(lambda: _ids(fields),
-                                   lambda: fields.numbers(3, "relevance level", integer=True))
+    (qid, docno), level = fields.ids_and_numbers((0, 2), 3, "relevance level", integer=True)
     fields.release()
     qrels = Qrels(qid, docno, level)
     _check_duplicates(fields, qrels, "qrels file")
@@ -338,7 +327,7 @@ def _build_qrels(fields: _Parsed) -> Qrels:
 def _build_run(fields: _Parsed) -> Run:
     if not len(fields):
         raise ValueError(f"{fields.name}: the run has no lines.")
-    (qid, docno), score = run_both(lambda: _ids(fields), lambda: fields.numbers(4, "score"))
+    (qid, docno), score = fields.ids_and_numbers((0, 2), 4, "score")
     tag = fields.last(5).decode(errors="replace")
     fields.release()
     run = Run(qid, docno, score, tag)
