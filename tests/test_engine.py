@@ -70,6 +70,21 @@ def test_grouping_many_runs_and_queries(n_queries):
     _check_grouping(np.repeat(q[:1000], 5))  # long runs, not contiguous
 
 
+@pytest.mark.parametrize("high", [1, 7, 2**16, 2**16 + 1, 2**32])
+@pytest.mark.parametrize("n", [0, 1, 5, 100_000])
+def test_radix_grouping_is_a_stable_argsort(high, n):
+    """_grouped's one- or two-digit radix sort: NumPy's stable argsort, and
+    the positions where the sorted codes change."""
+    codes = np.random.default_rng(n + high).integers(0, high, n, dtype=np.uint64)
+    by, bounds = _grouping._grouped(codes)
+    expected = np.argsort(codes, kind="stable")
+    np.testing.assert_array_equal(by, expected)
+    s = codes[expected]
+    np.testing.assert_array_equal(bounds, np.flatnonzero(np.diff(s, prepend=-1)) if n else [0])
+    by, _ = _grouping._grouped(lambda part: codes[part], n)  # codes chunk by chunk
+    np.testing.assert_array_equal(by, expected)
+
+
 def test_string_hash_collisions_fall_back_to_exact_grouping(monkeypatch):
     monkeypatch.setattr(_grouping, "_string_codes", lambda q: np.zeros(q.shape[0], np.uint64))
     q = np.array(["b", "a", "b", "c", "a"])
