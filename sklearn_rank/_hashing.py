@@ -160,3 +160,56 @@ def has_equal(keys: np.ndarray) -> bool:
         keys = mix(lost_keys)
     keys = np.sort(keys)
     return bool((keys[1:] == keys[:-1]).any())
+
+
+def dense_codes(keys: np.ndarray, rounds: int = 3) -> tuple[np.ndarray, np.ndarray] | None:
+    """Equal keys numbered densely, without sorting: ``(codes, firsts)``.
+
+    ``codes[i]`` is in ``range(m)`` for the ``m`` distinct uint64 ``keys``
+    (equal keys, equal codes) and ``firsts[c]`` is a row holding code c's
+    key (increasing). Each round writes the unresolved rows into a table (at
+    most 2**21 slots) at a slot named by the top bits of their key times an
+    odd constant (another each round), the last writer of a slot winning:
+    every row whose key is its slot's winner's is resolved to that winner.
+    All the rows of a key share a slot, so a key is resolved whole, in one
+    round, to one row. Keys still unresolved after ``rounds`` rounds (many
+    distinct keys colliding): None, and the caller sorts instead. On 1.2M
+    rows of 10k distinct keys: one round, ~4x faster than a radix argsort.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> keys = np.array([7, 3, 7, 9, 3], dtype=np.uint64)
+    >>> codes, firsts = dense_codes(keys)
+    >>> len(firsts), bool((keys[firsts][codes] == keys).all())
+    (3, True)
+    """
+    n = keys.shape[0]
+    bits = max(1, min(int(n - 1).bit_length() + 1, 21))
+    shift = np.uint64(64 - bits)
+    winner, rows = None, None  # the row each row is resolved to; rows left (None: all)
+    for multiplier in _multipliers(0, rounds):
+        part = keys if rows is None else keys[rows]
+        slot = part * multiplier
+        slot >>= shift
+        slot = slot.astype(np.intp)
+        table = np.empty(1 << bits, dtype=np.intp)
+        table[slot] = np.arange(n) if rows is None else rows  # (repeats: any one row)
+        won = table.take(slot)
+        del table, slot
+        same = keys.take(won) == part
+        if rows is None:
+            winner = won
+            rows = np.flatnonzero(~same)
+        else:
+            winner[rows[same]] = won[same]
+            rows = rows[~same]
+        if not rows.shape[0]:
+            break
+    if rows.shape[0]:
+        return None
+    first = np.zeros(n, dtype=bool)
+    first[winner] = True
+    number = np.cumsum(first, dtype=np.int32 if n < 2**31 else np.intp)
+    number -= 1
+    return number.take(winner), np.flatnonzero(first)

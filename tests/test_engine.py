@@ -85,6 +85,16 @@ def test_radix_grouping_is_a_stable_argsort(high, n):
     np.testing.assert_array_equal(by, expected)
 
 
+def test_string_grouping_without_dense_codes(monkeypatch):
+    """When dense numbering gives up, the codes are radix-sorted instead:
+    the same grouping."""
+    rng = np.random.default_rng(4)
+    q = np.array([f"q{i}" for i in rng.integers(0, 3000, 20_000)])
+    _check_grouping(q)
+    monkeypatch.setattr(_grouping, "dense_codes", lambda codes: None)
+    _check_grouping(q)
+
+
 def test_string_hash_collisions_fall_back_to_exact_grouping(monkeypatch):
     monkeypatch.setattr(_grouping, "_string_codes", lambda q: np.zeros(q.shape[0], np.uint64))
     q = np.array(["b", "a", "b", "c", "a"])

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from sklearn_rank import _hashing
-from sklearn_rank._hashing import has_equal, mix
+from sklearn_rank._hashing import dense_codes, has_equal, mix
 
 
 def _brute(keys: np.ndarray) -> bool:
@@ -58,3 +58,32 @@ def test_has_equal_leaves_its_input_alone():
     before = keys.copy()
     has_equal(keys)
     np.testing.assert_array_equal(keys, before)
+
+
+def _check_dense(keys, codes, firsts):
+    m = firsts.shape[0]
+    assert m == np.unique(keys).shape[0]
+    assert codes.shape == keys.shape and (codes >= 0).all() and (codes < m).all()
+    assert (np.diff(firsts) > 0).all()
+    np.testing.assert_array_equal(keys[firsts][codes], keys)  # equal keys <=> equal codes
+
+
+@pytest.mark.parametrize("distinct", [1, 3, 10_000, 200_000])
+@pytest.mark.parametrize("n", [0, 1, 200_000])
+def test_dense_codes_number_equal_keys_alike(distinct, n):
+    """Codes are a numbering of the distinct keys: brute force (np.unique)
+    agrees on their number, and every row's code names a row of its key."""
+    rng = np.random.default_rng(distinct + n)
+    pool = mix(rng.integers(0, 2**62, distinct).astype(np.uint64))
+    keys = pool[rng.integers(0, distinct, n)]
+    found = dense_codes(keys)
+    assert found is not None  # (at most 2 collisions expected over 3 rounds)
+    _check_dense(keys, *found)
+
+
+def test_dense_codes_give_up_rather_than_guess():
+    """One round for a million distinct keys in 2**21 slots: colliding keys
+    stay unresolved, so None (the caller sorts); more rounds resolve them."""
+    keys = mix(np.arange(1 << 20, dtype=np.uint64))
+    assert dense_codes(keys, rounds=1) is None
+    _check_dense(keys, *dense_codes(keys, rounds=12))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._hashing import hash_words
+from .._hashing import dense_codes, hash_words
 from .._runs import runs_at, runs_of
 from ._qid import qid_values
 from ._threads import n_threads, run_blocks
@@ -130,18 +130,28 @@ def _segments(v: np.ndarray):
 def _string_segments(v: np.ndarray, codes: np.ndarray | None = None):
     """:func:`_segments` of strings, or None if two distinct strings share a code.
 
-    Sorting strings is slow: group by a 32-bit code, check that no two
-    distinct strings share it, and sort only the unique strings.
+    Sorting strings is slow: number the rows' 32-bit codes densely
+    (:func:`~sklearn_rank._hashing.dense_codes`, no sort; a radix argsort of
+    the codes if it gives up), group by that number (one radix pass when
+    there are fewer than 2**16 distinct codes), check that no two distinct
+    strings share a code, and sort only the unique strings.
     """
     n = v.shape[0]
-    by, bounds = _grouped(codes if codes is not None else
-                          (lambda part: _string_codes(v[part])), n)
-    firsts = v[by[bounds]]
-    sizes = np.diff(np.append(bounds, n))
-    segment = np.empty(n, dtype=np.intp)
-    grouped = np.repeat(np.arange(bounds.shape[0]), sizes)
-    # a scatter through a permutation: parts write disjoint rows (threads)
-    _each_part(lambda part: segment.__setitem__(by[part], grouped[part]), n)
+    if codes is None:
+        codes = np.concatenate(_each_part(lambda part: _string_codes(v[part]), n))
+    dense = dense_codes(codes)
+    if dense is not None:  # each row's segment is its number
+        segment, first_rows = dense
+        by, bounds = _grouped(segment)
+    else:
+        by, bounds = _grouped(codes)
+        first_rows = by[bounds]
+        sizes = np.diff(np.append(bounds, n))
+        segment = np.empty(n, dtype=np.intp)
+        grouped = np.repeat(np.arange(bounds.shape[0]), sizes)
+        # a scatter through a permutation: parts write disjoint rows (threads)
+        _each_part(lambda part: segment.__setitem__(by[part], grouped[part]), n)
+    firsts = v[first_rows]
     # No collision: every string equals its segment's first (gathers from a
     # small array, chunk by chunk).
     if not all(_each_part(lambda part: np.array_equal(firsts[segment[part]], v[part]), n)):
