@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sklearn_rank._threads import ENV
-from sklearn_rank.trec import _decimal, _fields, read_qrels, read_run
+from sklearn_rank.trec import _decimal, _fields, _numbers, read_qrels, read_run
 from sklearn_rank.trec._column import _Column
 from sklearn_rank.trec._decimal import decimal_values
 
@@ -73,7 +73,7 @@ def test_any_token_is_read_exactly_or_left_alone(tokens):
 def tiny_blocks(monkeypatch):
     """Blocks of 64 bytes and 8 numbers: a few hundred lines use every thread."""
     monkeypatch.setattr(_fields, "_BLOCK", 64)
-    monkeypatch.setattr(_fields, "_NUMBERS", 8)
+    monkeypatch.setattr(_numbers, "_NUMBERS", 8)
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     monkeypatch.delenv("OMP_THREAD_LIMIT", raising=False)
 
@@ -161,7 +161,7 @@ def test_every_split_of_a_small_file_gives_the_one_block_table(tmp_path, monkeyp
     expected = _table(read_run(path, engine="numpy"))
     for block in range(1, len(text) + 2):
         monkeypatch.setattr(_fields, "_BLOCK", block)
-        monkeypatch.setattr(_fields, "_NUMBERS", 1 + block % 7)
+        monkeypatch.setattr(_numbers, "_NUMBERS", 1 + block % 7)
         assert np.array_equal(_fields._plain_separators(buf, 6), whole), block
         assert _fields._plain_separators(np.frombuffer(bad.encode(), np.uint8), 6) is None
         assert _table(read_run(path, engine="numpy")) == expected
@@ -191,13 +191,13 @@ def test_no_thread_outlives_a_read_even_when_a_block_fails(tmp_path, tiny_blocks
                     raise exc
                 return real(words, length)
 
-            monkeypatch.setattr(_fields, "decimal_values", failing)
+            monkeypatch.setattr(_numbers, "decimal_values", failing)
             for _ in range(3):
                 calls.clear()
                 with pytest.raises(exc):
                     read_run(path, engine="numpy")
                 assert set(threading.enumerate()) == before
-    monkeypatch.setattr(_fields, "decimal_values", real)
+    monkeypatch.setattr(_numbers, "decimal_values", real)
     for _ in range(10):
         read_run(path, engine="numpy")
         assert set(threading.enumerate()) == before

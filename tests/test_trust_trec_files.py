@@ -35,7 +35,17 @@ import textwrap
 import numpy as np
 import pytest
 
-from sklearn_rank.trec import Qrels, Run, _arrow, _fields, _io, evaluate_run, read_qrels, read_run
+from sklearn_rank.trec import (
+    Qrels,
+    Run,
+    _arrow,
+    _fields,
+    _io,
+    _numbers,
+    evaluate_run,
+    read_qrels,
+    read_run,
+)
 from sklearn_rank.trec import _column as _column_module
 from sklearn_rank.trec._column import _Column
 
@@ -574,7 +584,7 @@ def test_compacted_columns_and_blocks_of_rows(monkeypatch, equal_lengths):
     assert np.array_equal(np.argsort(compact.sort_key(), kind="stable"),
                           np.argsort(column.sort_key(), kind="stable"))
     one_block = (column.hash(), whole.numbers(4, "score"))
-    monkeypatch.setattr(_fields, "_ROWS", 3)
+    monkeypatch.setattr(_numbers, "_ROWS", 3)
     monkeypatch.setattr(_column_module, "_ROWS", 3)
     assert column.compacted().items() == compact.items()
     assert np.array_equal(compact.hash(), one_block[0])
