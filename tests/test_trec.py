@@ -521,6 +521,18 @@ def test_hash_join_equals_a_sort_merge(seed, keys):
     assert _hash_join(qrels, run).tolist() == reference
 
 
+@pytest.mark.parametrize("threads", ["1", "3"])
+def test_hash_join_in_parts_on_threads_equals_a_sort_merge(monkeypatch, threads):
+    """The run's rows looked up in parts (a few rows each here), on one
+    thread or three: the sort-merge join's rows."""
+    qrels, run = _join_tables(2)
+    reference = _sort_merge(qrels, run)
+    monkeypatch.setenv("SKLEARN_RANK_NUM_THREADS", threads)
+    monkeypatch.setattr(_join, "_FIND_ROWS", 7)
+    for _ in range(5):
+        assert _hash_join(qrels, run).tolist() == reference
+
+
 def test_error_names_a_buffer():
     with pytest.raises(ValueError, match=re.escape("<buffer>: line 1: expected 6 fields")):
         read_run(io.StringIO("q1 Q0 d1 1 0.5\n"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._threads import run_blocks, thread_limit
 from ._column import _text
 from ._tables import Qrels, Run, _Table
 
@@ -129,6 +130,9 @@ class _HashTable:
         return out
 
 
+_FIND_ROWS = 1 << 18  # run rows looked up at a time (a part per thread)
+
+
 def match_rows(qrels: Qrels, run: Run, q_code: np.ndarray, r_code: np.ndarray,
                n_codes: int) -> np.ndarray:
     """For every run row, the qrels row with the same (qid, docno), or
@@ -138,7 +142,16 @@ def match_rows(qrels: Qrels, run: Run, q_code: np.ndarray, r_code: np.ndarray,
     and of the run (:func:`query_codes`, repeated over the rows), ``n_codes``
     their number.
     """
-    match = _HashTable(qrels.keys, q_code, n_codes).find(run.keys, r_code)
+    table = _HashTable(qrels.keys, q_code, n_codes)
+    keys, n = run.keys, len(run)
+    parts = [slice(lo, min(n, lo + _FIND_ROWS)) for lo in range(0, n, _FIND_ROWS)]
+    match = np.empty(n, dtype=table.table.dtype)
+
+    def find(part: slice):
+        match[part] = table.find(keys[part], r_code[part])
+
+    # each part's rows find their own matches: the same whatever the threads
+    run_blocks(find, parts, thread_limit() if len(parts) > 1 else 1)
     if not _verified(match, qrels, run, q_code, r_code):
         # a hash collision: join exactly, by the ids
         index = {pair: i for i, pair in enumerate(zip(q_code.tolist(), qrels.docno_bytes.items(),
