@@ -174,7 +174,8 @@ def dense_codes(keys: np.ndarray, rounds: int = 3) -> tuple[np.ndarray, np.ndarr
     All the rows of a key share a slot, so a key is resolved whole, in one
     round, to one row. Keys still unresolved after ``rounds`` rounds (many
     distinct keys colliding): None, and the caller sorts instead. On 1.2M
-    rows of 10k distinct keys: one round, ~4x faster than a radix argsort.
+    rows of 10k distinct keys: one round, 12 ms; the codes then group in one
+    radix pass (13 ms) where the keys needed two (24 ms).
 
     Examples
     --------
