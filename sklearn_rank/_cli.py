@@ -10,6 +10,7 @@ escapes (an ``AssertionError``, ``KeyError``, ``IndexError``,
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 
 from . import __version__
@@ -19,6 +20,7 @@ from ._cli_support import (
     is_expected,
     keep_freed_memory,
     message_of,
+    no_collections,
     say,
     shown,
     silence_stdout,
@@ -115,9 +117,14 @@ def main(argv: list[str] | None = None) -> int:
 def program() -> int:
     """The ``sklearn-rank`` program (its console script, ``python -m
     sklearn_rank``): :func:`main` in a process of its own, which keeps the
-    memory it frees for its next arrays (:func:`keep_freed_memory`)."""
+    memory it frees for its next arrays (:func:`keep_freed_memory`) and
+    runs without Python's cycle collector (:func:`no_collections`)."""
     keep_freed_memory()
-    return main()
+    no_collections()
+    try:
+        return main()
+    finally:
+        gc.freeze()  # what is alive lives to the exit: its collection has nothing to do
 
 
 if __name__ == "__main__":  # pragma: no cover

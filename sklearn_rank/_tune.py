@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import time
 from contextlib import contextmanager
@@ -317,6 +318,7 @@ def run(args) -> int:
     import numpy as np
     from sklearn.model_selection import ParameterGrid
 
+    gc.enable()  # (off in the program's process: no_collections) fits make cyclic garbage
     say = partial(print, flush=True)  # lines as they come, also into a pipe or a log
     t0 = time.perf_counter()
     X, y, qid, source = _load(args)

@@ -1,6 +1,7 @@
 """The sklearn-rank command line, run as a user would (subprocess)."""
 
 import csv
+import gc
 import io
 import json
 import os
@@ -75,6 +76,35 @@ def test_the_program_keeps_the_memory_it_frees():
 
     (script,) = entry_points(group="console_scripts", name="sklearn-rank")
     assert script.value == "sklearn_rank._cli:program"
+
+
+def test_the_program_runs_without_the_cycle_collector():
+    """``program`` (the console script's entry, not ``main``) turns Python's
+    cycle collector off (imports and exit skip its walks over their objects)
+    and freezes what is alive before the exit; ``tune`` turns it back on."""
+    code = """
+import gc
+from sklearn_rank import _cli, _tune
+
+main, seen = _cli.main, []
+
+def search(*args, **kwargs):  # what tune's fits run with
+    seen.append(("fits", gc.isenabled()))
+    raise ValueError("stop here")
+
+def recorded():
+    seen.append(("main", gc.isenabled()))
+    return main(["tune", "--n-queries", "20", "--folds", "2"])
+
+_tune.search, _cli.main = search, recorded
+status = _cli.program()
+print(seen, gc.get_freeze_count() > 0, status)
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.stdout.split("\n")[-2] == "[('main', False), ('fits', True)] True 2", proc
+    assert "stop here" in proc.stderr  # (the error line of the stopped search)
+    assert gc.isenabled()  # main() from Python leaves it alone
 
 
 def _means(text, name):
