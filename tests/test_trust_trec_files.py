@@ -599,3 +599,27 @@ def test_compacted_columns_and_blocks_of_rows(monkeypatch, equal_lengths):
     fields = _fields._Fields(np.frombuffer(bad, np.uint8), "run", 6, "x", extra=True)
     with pytest.raises(ValueError, match="run: line 47: rank '4_6' is not a finite number"):
         fields.numbers(3, "rank")
+
+
+@pytest.mark.parametrize("odd", [None, b"x", b"-", b".", b"+", b"\x7f", b"\xd9"])
+def test_one_digit_levels_are_read_at_once(odd):
+    """A column of one-digit tokens (the usual levels) is read from its bytes
+    at once, without blocks or an integer check: the values Python reads. A
+    one-byte token that is not a digit sends the column down the general path,
+    which names its line."""
+    rng = np.random.default_rng(3)
+    levels = rng.integers(0, 10, size=300)
+    tokens = [str(v).encode() for v in levels]
+    if odd is not None:
+        tokens[217] = odd
+    text = b"".join(b"q%d 0 d%d %s\n" % (i // 7, i, t) for i, t in enumerate(tokens))
+    fields = _fields._Fields(np.frombuffer(text, np.uint8), "qrels", 4, "x")
+    assert _numbers._FastValues(fields.column(3)).digits == (odd is None)
+    if odd is None:
+        values = fields.numbers(3, "relevance level", integer=True)
+        assert values.dtype == np.float64 and values.tolist() == [float(t) for t in tokens]
+        (_, _), same = fields.ids_and_numbers((0, 2), 3, "relevance level", integer=True)
+        assert same.tolist() == values.tolist()
+        return
+    with pytest.raises(ValueError, match="qrels: line 218: relevance level"):
+        fields.numbers(3, "relevance level", integer=True)

@@ -79,12 +79,20 @@ def _numbers(column: _Column, name: str, line: Callable[[int], int], what: str,
                 raise ValueError(f"{name}: line {line(i)}: {what} "
                                  f"{token.decode(errors='replace')!r} is not a finite number.")
             values[i] = value
-    if integer:
+    if integer and not read.digits:
         _check_integers(column, values, name, line, what)
     return values
 
 
 _NUMBERS = 1 << 15  # tokens read at a time by _FastValues (see its docstring)
+
+
+def _one_digit(column: _Column) -> np.ndarray | None:
+    """The values of a column whose tokens are all one ASCII digit, else None."""
+    if not len(column) or column.length.min() != 1 or column.length.max() != 1:
+        return None
+    digit = column.buf[column.start] - np.uint8(48)  # (other bytes wrap past 9)
+    return digit.astype(np.float64) if (digit <= 9).all() else None
 
 
 class _FastValues:
@@ -99,13 +107,20 @@ class _FastValues:
     and on two threads smaller blocks spend their time taking turns at the
     GIL (8192 tokens a block: two threads 1.5x slower than one on a 1M-line
     run; 32768: 1.6x faster), larger ones keep more temporaries alive.
+
+    A column of one-digit tokens (the usual relevance levels, 0 to 4) is
+    read at once from its bytes (:attr:`digits`; no blocks): 1 ms instead
+    of 14 ms for the 200k levels of a qrels file, integer check included.
     """
 
     def __init__(self, column: _Column):
         self.column = column
-        self.n_blocks = -(-len(column) // _NUMBERS)
-        self._values = np.empty(len(column))
         self._failed = []
+        self._values = _one_digit(column)
+        self.digits = self._values is not None  # (then whole numbers: no integer check)
+        self.n_blocks = 0 if self.digits else -(-len(column) // _NUMBERS)
+        if not self.digits:
+            self._values = np.empty(len(column))
 
     def read(self, i: int):
         column, values, n = self.column, self._values, len(self.column)
@@ -127,6 +142,8 @@ class _FastValues:
 
     def result(self) -> np.ndarray | None:
         values = self._values
+        if self.digits:
+            return values
         if self._failed or not np.isfinite(values).all():
             return None
         for i in self.column.long.tolist():  # the tokens longer than the prefix
