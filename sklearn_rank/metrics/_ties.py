@@ -48,6 +48,26 @@ _BUDGET = 2.0**-55
 # (:func:`_positions_small`), up to this many cells per call.
 _SMALL_GROUP = 900
 _CELLS = 1 << 22
+_SHORT = 48  # axes up to this long are accumulated column by column (:func:`_running`)
+
+
+def _running(ufunc, x: np.ndarray, axis: int, out: np.ndarray | None = None) -> np.ndarray:
+    """``ufunc.accumulate(x, axis)`` (a running sum or product) into ``out``
+    (default: in place). NumPy's accumulate calls its inner loop once per
+    row of the axis, slow for the short axes of tie groups; a short axis is
+    done column by column instead, one whole-array operation each. The same
+    operations in the same order (``out[j] = ufunc(out[j - 1], x[j])``), so
+    the same bits."""
+    if out is None:
+        out = x
+    elif out is not x:
+        out[...] = x
+    if out.shape[axis] > _SHORT:
+        return ufunc.accumulate(out, axis=axis, out=out)
+    columns = np.moveaxis(out, axis, 0)
+    for j in range(1, columns.shape[0]):
+        ufunc(columns[j - 1], columns[j], out=columns[j])
+    return out
 
 
 def cascade_ties(rank, col, weights: np.ndarray, *, binary: bool = False) -> np.ndarray:
@@ -66,7 +86,7 @@ def cascade_ties(rank, col, weights: np.ndarray, *, binary: bool = False) -> np.
     n_rows, span = stop.shape
     # Reach of each group: the continue probabilities of the ranks above it.
     reach = np.ones((n_rows, span + 1))
-    np.cumprod(1.0 - stop, axis=1, out=reach[:, 1:])
+    _running(np.multiply, 1.0 - stop, 1, out=reach[:, 1:])
     rho = reach[rows, a]
     # The positives of every group, group by group (cells in row-major order).
     flat = np.flatnonzero(stop > 0)
@@ -207,7 +227,7 @@ def _levels(pos_value, offsets, members, p_all, a_all, inside_all, rho_all, budg
             grow = np.empty_like(e)
             grow[:, 0] = 0.0
             np.multiply(c, e[:, :-1], out=grow[:, 1:])
-            np.cumsum(grow[:, 1:], axis=1, out=grow[:, 1:])
+            _running(np.add, grow[:, 1:], 1)
             grow *= grow_by[:, i:i + 1]
             keep = more[:, i] & (rho * grow[:, -1] * w_at[:, i] > budget)
             if not keep.all():
@@ -223,7 +243,7 @@ def _levels(pos_value, offsets, members, p_all, a_all, inside_all, rho_all, budg
         terms = np.multiply(r, e[:, :-1], out=f_next[:, 1:])
         if i:
             terms += i * c * f[:, :-1]
-        np.cumsum(terms, axis=1, out=terms)
+        _running(np.add, terms, 1)
         f = f_next
         f /= f_by[:, i:i + 1]
         stops[left, i] = f[:, -1]
@@ -321,7 +341,7 @@ def _positions_block(stops, depth, p, z, size, a, inside, span, weights, step) -
         rank_of = a[:, None] + i + y
         at = np.where((rank_of < a[:, None] + inside[:, None]) & use,
                       weights[np.minimum(rank_of, n_weights - 1)], 0.0)
-        w_i = np.cumsum(np.ldexp(mant, expo) * at, axis=1)[:, -1]
+        w_i = _running(np.add, np.ldexp(mant, expo) * at, 1)[:, -1]
         total += np.where(i < depth, stops[:, i] * w_i, 0.0)
     return total
 
@@ -337,19 +357,19 @@ def _positions_small(ratio, stops, depth, p, z, a, inside, use, weights) -> np.n
     i = np.arange(1, levels)[:, None]
     # P_0(y), then the ratios P_i(y) / P_{i-1}(y), zero past a group's depth
     chain = np.empty((n, levels, width))
-    chain[:, 0] = np.cumprod(ratio, axis=1)
+    _running(np.multiply, ratio, 1, out=chain[:, 0])
     pc, zc = p[:, None, None], z[:, None, None]
     chain[:, 1:] = ((i + y) * (pc - i)) / (i * np.maximum(zc - y + pc - i, 1))
     chain *= use[:, None, :]
     chain[:, 1:] *= i < depth[:, None, None]
-    np.cumprod(chain, axis=1, out=chain)
+    _running(np.multiply, chain, 1)
     rank_of = a[:, None, None] + np.arange(levels)[:, None] + y
     inside_cut = (rank_of < (a + inside)[:, None, None]) & use[:, None, :]
     chain *= np.where(inside_cut, weights[np.minimum(rank_of, weights.shape[0] - 1)], 0.0)
-    np.cumsum(chain, axis=2, out=chain)
+    _running(np.add, chain, 2)
     terms = np.where(np.arange(levels) < depth[:, None], stops[:, :levels] * chain[:, :, -1],
                      0.0)
-    return np.cumsum(terms, axis=1)[:, -1]
+    return _running(np.add, terms, 1)[:, -1]
 
 
 def _scaled_cumprod(ratio: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
@@ -363,7 +383,8 @@ def _scaled_cumprod(ratio: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarra
     carry_m, carry_e = np.ones(n), np.zeros(n, dtype=np.int64)
     for lo in range(0, width, step):
         hi = min(lo + step, width)
-        block = np.cumprod(ratio[:, lo:hi], axis=1) * carry_m[:, None]
+        block = _running(np.multiply, ratio[:, lo:hi], 1, out=np.empty((n, hi - lo)))
+        block *= carry_m[:, None]
         m, e = np.frexp(block)
         mant[:, lo:hi] = m
         expo[:, lo:hi] = e + carry_e[:, None]
