@@ -167,6 +167,18 @@ def _bpref_exact(groups):
     return total / n_rel if n_rel else Fraction(0)
 
 
+def _r_precision_exact(groups):
+    """The expected share of relevant documents in the top R: the tie group
+    holding rank R adds the part of its relevant documents it ranks there."""
+    n_rel = sum(label >= 1 for group in groups for label in group)
+    hits, above = Fraction(0), 0
+    for group in groups:
+        inside = min(max(n_rel - above, 0), len(group))
+        hits += Fraction(sum(label >= 1 for label in group) * inside, len(group))
+        above += len(group)
+    return hits / n_rel if n_rel else Fraction(0)
+
+
 def _stop(max_grade):
     return lambda label: Fraction(2**int(label) - 1, 2**max_grade)
 
@@ -180,6 +192,7 @@ EXACT = {
     "err@7": lambda gr: _cascade_exact(gr, _stop(4), 7),
     "err(max_grade=7)": lambda gr: _cascade_exact(gr, _stop(7)),
     "bpref": _bpref_exact,
+    "r_precision": _r_precision_exact,
 }
 
 

@@ -71,12 +71,15 @@ def _r_precision(rank, p, k):
     relevant = Relevant(p["threshold"])
     n_rel = rank.count(relevant)
     cut = np.maximum(n_rel, 1).astype(np.intp)  # (R <= the width: R documents are judged)
-    if rank.tied:
-        hits = np.cumsum(rank.expected(relevant), axis=1)
-        at_r = np.take_along_axis(hits, cut[:, None] - 1, axis=1)[:, 0]
-    else:
-        at_r = flagged_above(rank.flagged(relevant), np.arange(cut.shape[0]), cut,
-                             rank.width)
+    at_r = flagged_above(rank.flagged(relevant), np.arange(cut.shape[0]), cut, rank.width)
+    if rank.tied:  # the tie group holding rank R adds its share of its relevant documents
+        rows, last = np.arange(rank.tie_rows.shape[0]), cut[rank.tie_rows] - 1
+        gstart, gend, csum = rank.tie_sums(relevant, rank.width)
+        start, end = gstart[rows, last], gend[rows, last] + 1
+        above = csum[rows, start]  # (exact counts)
+        at_r = at_r.astype(np.float64)
+        at_r[rank.tie_rows] = above + (csum[rows, end] - above) * (last + 1 - start) / (
+            end - start)
     empty = n_rel == 0
     return np.divide(at_r, n_rel, out=np.zeros(n_rel.shape), where=~empty), empty
 
