@@ -179,6 +179,21 @@ def _r_precision_exact(groups):
     return hits / n_rel if n_rel else Fraction(0)
 
 
+def _rank_eff_exact(groups):
+    """rank_eff (every document judged and retrieved): each relevant member of
+    a tie group has on average half of the group's non-relevant ones above it."""
+    n_rel = sum(label >= 1 for group in groups for label in group)
+    n_non = sum(len(group) for group in groups) - n_rel
+    if not n_rel:
+        return Fraction(0)
+    above, before = Fraction(0), 0
+    for group in groups:
+        h = sum(label >= 1 for label in group)
+        above += h * (before + Fraction(len(group) - h, 2))
+        before += len(group) - h
+    return (n_rel - (above / n_non if n_non else 0)) / n_rel
+
+
 def _stop(max_grade):
     return lambda label: Fraction(2**int(label) - 1, 2**max_grade)
 
@@ -193,6 +208,7 @@ EXACT = {
     "err(max_grade=7)": lambda gr: _cascade_exact(gr, _stop(7)),
     "bpref": _bpref_exact,
     "r_precision": _r_precision_exact,
+    "rank_eff": _rank_eff_exact,
 }
 
 

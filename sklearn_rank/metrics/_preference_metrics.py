@@ -37,26 +37,14 @@ def _non_relevant_above(rank, p):
     return rows, judged_above - relevant_above, n_judged - rank.count(relevant)
 
 
-def _tie_non_relevant(rank, p):
-    """Tie rows: P(rel_r) and the distribution of non-relevant members above r.
-
-    Given that the document at r is relevant, the number C of non-relevant
-    members of its group above r is hypergeometric: j draws (the members
-    above) from the g - 1 others, g - h of them non-relevant. Returns
-    ``(p_rel, before, j, g, h)`` with ``before`` the non-relevant documents
-    above the whole group.
-    """
-    a, g, h, above = tie_group_stats(rank, Relevant(p["threshold"]), rank.width)
-    return h / g, a - above, np.arange(rank.width) - a, g, h
-
-
 def _rank_eff(rank, p, k):
     rows, above, n_nonrel = _non_relevant_above(rank, p)
     total = row_sums(rows, above, n_nonrel.shape[0])
-    if rank.tied:
-        p_rel, before, j, g, h = _tie_non_relevant(rank, p)
-        mean_c = np.divide(j * (g - h), g - 1, out=np.zeros_like(g), where=g > 1)
-        total[rank.tie_rows] = (p_rel * (before + mean_c)).sum(axis=1)
+    if rank.tied:  # a group's h relevant members: its non-relevant ones above them
+        # on average half of them each (each pair is in either order), all above the group
+        a, g, h, above = tie_group_stats(rank, Relevant(p["threshold"]), rank.width)
+        group = a == np.arange(rank.width)  # (one cell per group: its first)
+        total[rank.tie_rows] = np.where(group, h * ((a - above) + (g - h) / 2), 0.0).sum(axis=1)
     relevant = Relevant(p["threshold"])
     n_rel = rank.count(relevant)
     empty = n_rel == 0
