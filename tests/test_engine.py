@@ -95,6 +95,36 @@ def test_string_grouping_without_dense_codes(monkeypatch):
     _check_grouping(q)
 
 
+@pytest.mark.parametrize("width", [1, 7, 8])
+def test_short_string_ids_are_their_own_keys(width, monkeypatch):
+    """Ids of at most 8 characters below U+0100 are packed into exact 64-bit
+    keys (no hash, no verification): ids differing in any one character,
+    the last included, stay apart; the same grouping when dense numbering
+    gives up (the keys' hash codes, verified), also when those codes all
+    collide (the sorted fallback)."""
+    rng = np.random.default_rng(width)
+    alphabet = list("ab\u00e9\u00ff0") + ["\x00"] * (width > 1)
+    names = {"".join(rng.choice(alphabet, size=width)) for _ in range(400)}
+    names |= {"a" * (width - 1) + "b", "a" * (width - 1) + "\u00e9"}  # (last one differs)
+    names = np.array(sorted(names))
+    q = names[rng.integers(0, names.shape[0], 20_000)]
+    keys, exact = _grouping._string_keys(q)
+    assert exact and np.unique(keys).shape[0] == np.unique(q).shape[0]
+    _check_grouping(q)
+    monkeypatch.setattr(_grouping, "dense_codes", lambda codes: None)
+    _check_grouping(q)
+    monkeypatch.setattr(_grouping, "mix", lambda keys: np.zeros_like(keys))
+    _check_grouping(q)
+
+
+def test_longer_or_wider_string_ids_are_hashed():
+    """Ids of 9 characters, or with a character from U+0100 on, are hashed
+    (then verified)."""
+    for q in (np.array(["q00000001", "q00000002"] * 3), np.array(["a\u0100", "b"] * 3)):
+        assert not _grouping._string_keys(q)[1]
+        _check_grouping(q)
+
+
 def test_string_hash_collisions_fall_back_to_exact_grouping(monkeypatch):
     monkeypatch.setattr(_grouping, "_string_codes", lambda q: np.zeros(q.shape[0], np.uint64))
     q = np.array(["b", "a", "b", "c", "a"])

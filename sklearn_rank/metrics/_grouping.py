@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._hashing import dense_codes, hash_words
+from .._hashing import dense_codes, hash_words, mix
 from .._runs import runs_at, runs_of
 from ._qid import qid_values
 from ._threads import n_threads, run_blocks
@@ -39,6 +39,30 @@ def _string_codes(values: np.ndarray) -> np.ndarray:
                           strides=(width,)).astype(np.uint64)  # 'U': 4 bytes left
 
     return hash_words(word(at) for at in range(0, width, 8)) >> np.uint64(32)
+
+
+def _packed(values: np.ndarray) -> np.ndarray | None:
+    """Fixed-width unicode strings of at most 8 characters, all below U+0100,
+    as the uint64 of their characters' bytes (exact: equal keys, equal
+    strings); None if any string has another character."""
+    chars = np.ascontiguousarray(values).view(np.uint32).reshape(values.shape[0], -1)
+    if chars.shape[1] > 8 or (chars > 255).any():
+        return None
+    out = np.zeros((values.shape[0], 8), dtype=np.uint8)
+    out[:, :chars.shape[1]] = chars
+    return out.view(np.uint64)[:, 0]
+
+
+def _string_keys(v: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Keys of the rows' strings, in parts on threads, and whether they are
+    exact: the strings themselves when short (:func:`_packed`: ids such as
+    ``q000123`` need no hash and no verification), else :func:`_string_codes`."""
+    n = v.shape[0]
+    if v.dtype.itemsize <= 32:
+        parts = _each_part(lambda part: _packed(v[part]), n)
+        if all(part is not None for part in parts):
+            return np.concatenate(parts), True
+    return np.concatenate(_each_part(lambda part: _string_codes(v[part]), n)), False
 
 
 def _chunks(n: int):
@@ -127,23 +151,26 @@ def _segments(v: np.ndarray):
     return _by_codes(*_unique(v)[::-1])
 
 
-def _string_segments(v: np.ndarray, codes: np.ndarray | None = None):
+def _string_segments(v: np.ndarray, codes: np.ndarray | None = None, exact: bool = False):
     """:func:`_segments` of strings, or None if two distinct strings share a code.
 
-    Sorting strings is slow: number the rows' 32-bit codes densely
+    Sorting strings is slow: number the rows' keys densely
     (:func:`~sklearn_rank._hashing.dense_codes`, no sort; a radix argsort of
-    the codes if it gives up), group by that number (one radix pass when
-    there are fewer than 2**16 distinct codes), check that no two distinct
-    strings share a code, and sort only the unique strings.
+    32-bit codes if it gives up), group by that number (one radix pass when
+    there are fewer than 2**16 distinct keys), check that no two distinct
+    strings share a code (unless the keys are ``exact``, see
+    :func:`_string_keys`), and sort only the unique strings.
     """
     n = v.shape[0]
     if codes is None:
-        codes = np.concatenate(_each_part(lambda part: _string_codes(v[part]), n))
+        codes, exact = _string_keys(v)
     dense = dense_codes(codes)
     if dense is not None:  # each row's segment is its number
         segment, first_rows = dense
         by, bounds = _grouped(segment)
     else:
+        if exact:  # (64-bit keys: their hash's 32 bits, verified below)
+            codes, exact = mix(codes) >> np.uint64(32), False
         by, bounds = _grouped(codes)
         first_rows = by[bounds]
         sizes = np.diff(np.append(bounds, n))
@@ -152,9 +179,10 @@ def _string_segments(v: np.ndarray, codes: np.ndarray | None = None):
         # a scatter through a permutation: parts write disjoint rows (threads)
         _each_part(lambda part: segment.__setitem__(by[part], grouped[part]), n)
     firsts = v[first_rows]
-    # No collision: every string equals its segment's first (gathers from a
-    # small array, chunk by chunk).
-    if not all(_each_part(lambda part: np.array_equal(firsts[segment[part]], v[part]), n)):
+    # No collision (exact keys have none): every string equals its segment's
+    # first (gathers from a small array, chunk by chunk).
+    if not exact and not all(_each_part(
+            lambda part: np.array_equal(firsts[segment[part]], v[part]), n)):
         return None
     srt = np.argsort(firsts, kind="stable")
     rank = np.empty_like(srt)
@@ -230,17 +258,18 @@ def group(q: np.ndarray, *, any_order: bool = False):
 def _runs(q: np.ndarray):
     """``(codes, run_starts, r)``: the runs of equal consecutive ids (their
     starts, None when there are too many to be worth listing, and their
-    number r), and the strings' codes when they were used to find them."""
+    number r), and the strings' keys when they were used to find them
+    (:func:`_string_keys`: ``(keys, exact)``)."""
     n = q.shape[0]
     codes = None
     if q.dtype.kind == "U" and q.dtype.itemsize > 8 and _looks_shuffled(q):
-        # Runs of the strings' 32-bit codes (integer comparisons, much cheaper
-        # than string ones; the codes serve the grouping too). Equal strings
-        # have equal codes, so these runs merge only runs of distinct strings
-        # that share a code; the checks below find any such pair (then the
+        # Runs of the strings' keys (integer comparisons, much cheaper than
+        # string ones; the keys serve the grouping too). Equal strings have
+        # equal keys, so these runs merge only runs of distinct strings that
+        # share a hash code; the checks below find any such pair (then the
         # strings themselves decide).
-        codes = np.concatenate(_each_part(lambda part: _string_codes(q[part]), n))
-        changes = codes[1:] != codes[:-1]
+        codes = _string_keys(q)  # (keys, exact)
+        changes = codes[0][1:] != codes[0][:-1]
         r = int(np.count_nonzero(changes)) + 1  # the runs' starts: only if needed
         run_starts = None if r > n // 4 else runs_at(changes, n)[0]
         del changes
@@ -256,7 +285,7 @@ def _runs(q: np.ndarray):
 def _group_rows(q: np.ndarray, codes, run_starts, r: int, any_order: bool):
     """:func:`group` of shuffled rows: the rows themselves are grouped."""
     n = q.shape[0]
-    out = None if codes is None else _string_segments(q, codes)
+    out = None if codes is None else _string_segments(q, *codes)
     if out is None and codes is not None:  # two strings share a code: their own runs
         run_starts = None
     if out is None:
