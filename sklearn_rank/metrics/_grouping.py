@@ -2,7 +2,8 @@
 stable grouping sort otherwise (DESIGN §6).
 
 Ids are validated first (:mod:`._qid`). Integer ids in a dense range are
-grouped with a presence table, strings by a hash
+grouped with a presence table, short strings by their characters packed into
+one integer (exact), longer ones by a hash
 (:func:`sklearn_rank._hashing.hash_words`, the hashing module shared with TREC
 evaluation) verified exactly, anything else by NumPy's sort.
 """
