@@ -38,14 +38,14 @@ def _non_relevant_above(rank, p):
 
 
 def _rank_eff(rank, p, k):
+    relevant = Relevant(p["threshold"])
     rows, above, n_nonrel = _non_relevant_above(rank, p)
     total = row_sums(rows, above, n_nonrel.shape[0])
     if rank.tied:  # a group's h relevant members: its non-relevant ones above them
         # on average half of them each (each pair is in either order), all above the group
-        a, g, h, above = tie_group_stats(rank, Relevant(p["threshold"]), rank.width)
+        a, g, h, above = tie_group_stats(rank, relevant, rank.width)
         group = a == np.arange(rank.width)  # (one cell per group: its first)
         total[rank.tie_rows] = np.where(group, h * ((a - above) + (g - h) / 2), 0.0).sum(axis=1)
-    relevant = Relevant(p["threshold"])
     n_rel = rank.count(relevant)
     empty = n_rel == 0
     # (1/R) sum over relevant retrieved r of (1 - |non-relevant above r| / N):

@@ -116,11 +116,10 @@ class _FastValues:
     def __init__(self, column: _Column):
         self.column = column
         self._failed = []
-        self._values = _one_digit(column)
-        self.digits = self._values is not None  # (then whole numbers: no integer check)
+        digits = _one_digit(column)
+        self.digits = digits is not None  # (then whole numbers: no integer check)
+        self._values = digits if self.digits else np.empty(len(column))
         self.n_blocks = 0 if self.digits else -(-len(column) // _NUMBERS)
-        if not self.digits:
-            self._values = np.empty(len(column))
 
     def read(self, i: int):
         column, values, n = self.column, self._values, len(self.column)
