@@ -17,9 +17,16 @@ trec: with --format trec and only trec_eval measures or sets (or no -m: its
 ndcg_cut.10,20, ndcg.1=3,2=9, all_trec, ...) and the output is the binary's,
 byte for byte (as 'sklearn-rank trec_eval', which takes trec_eval's own
 arguments); a judged query missing from the run is then an error without -c.
-labels: a measure is printed under trec_eval's name (ndcg_cut_10, P_5, map) when it
-is exactly trec_eval's measure, else under its canonical spec
-("ndcg(gain='linear', empty='one')@10"), so no two results share a label.
+meaning: a name means the same in every entry point of sklearn_rank. trec_eval's
+names (P.10, ndcg_cut.10, recip_rank, gm_map, Rprec) are trec_eval's measures, ties
+broken by document id; the package's specs (ndcg@10: gain 2^l-1; map, p@10, mrr,
+bpref, ...: tied scores averaged) mean what they mean in evaluate() and the scorers,
+so on runs with tied scores -m map can differ from trec_eval's map:
+'sklearn-rank trec_eval' is the drop-in where every name is trec_eval's.
+labels: a value is labelled with the spelling asked for, canonically written
+(-m P.10 -> P_10 as trec_eval prints it, -m p@10 -> p@10, -m precision@10 -> p@10);
+only --format trec prints trec_eval's name for a spec that is exactly trec_eval's
+measure.
 json: a value that is not a number (empty='nan') is written as null.
 
 {EPILOG}"""
@@ -160,30 +167,36 @@ def _names(runs, paths) -> list[str]:
 
 
 def _trec_options(args) -> dict:
-    return {"convention": "trec_eval", "threshold": args.relevance_level}
+    """The options evaluate_run sets from the command line (trec_eval's -l)."""
+    return {"threshold": args.relevance_level}
 
 
-def _labels(specs, options) -> dict[str, str]:
+def _labels(specs, options, trec_names: bool = False) -> dict[str, str]:
     """A distinct label for every result key (``str(spec)``).
 
-    trec_eval's name (``ndcg_cut_10``) for a spec that is exactly trec_eval's
-    measure under ``options`` (every option resolved: gain, ties, empty
-    queries, threshold), the canonical spec otherwise. A trec_eval name goes
-    to the first spec that has it, and never to a spec when it is another
-    spec's key, so no two results share a label.
+    The key itself: the canonical spelling of what was asked for. With
+    ``trec_names`` (``--format trec``), trec_eval's name (``ndcg_cut_10``)
+    for a spec that is exactly trec_eval's measure under ``options`` (every
+    option resolved: gain, ties in trec_eval's order, empty queries,
+    threshold). A trec_eval name goes to the first spec that has it, and
+    never to a spec when it is another spec's key, so no two results share a
+    label.
     """
     from .metrics import MetricSpec
     from .metrics._spec import expand_metrics
     from .metrics._vocab_trec import trec_name
+    from .trec._evaluate import in_trec_order
 
     keys = [str(spec) for spec in specs]
+    if not trec_names:
+        return dict(zip(keys, keys, strict=True))
     labels: dict[str, str] = {}
     for spec, key in zip(specs, keys, strict=True):
         if not isinstance(spec, MetricSpec):  # a trec_eval-engine measure: its own name
             labels[key] = key
             continue
         name = trec_name(spec, options)
-        exact = name is not None and (
+        exact = name is not None and in_trec_order(spec, options) and (
             (target := expand_metrics([name])[0]).name == spec.name and target.k == spec.k
             and target.resolve(options) == spec.resolve(options))
         free = name not in labels.values() and (name == key or name not in keys)
@@ -311,7 +324,7 @@ def run(args) -> int:
         return 0
     _check_trec_only(args)
     qrels, runs, names, results = _evaluate_all(args)
-    labels = _labels(results[0].metrics, _trec_options(args))
+    labels = _labels(results[0].metrics, _trec_options(args), args.format == "trec")
     if args.plot:
         from ._plots import save_figure
 
@@ -353,7 +366,6 @@ def run_compare(args) -> int:
             save_figure(args.plot, _curves(args, qrels, runs, names, results[0].metrics,
                                            labels),
                         (labels.get(metric, metric), differences), baseline)
-    report = report.relabel(labels)
     text = {"text": str, "markdown": lambda r: r.to_markdown(),
             "latex": lambda r: r.to_latex()}[args.format](report)
     write(text.rstrip("\n") + "\n")

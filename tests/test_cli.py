@@ -320,7 +320,8 @@ def test_evaluate_trec_format_equals_evaluate_run(tmp_path):
     assert "'q3'" in proc.stderr and "-c" in proc.stderr
     out = _run("evaluate", qrels, run_a, "-m", "map", "-m", "P.1,2", "-m", "ndcg_cut.3",
                "-q", "-c", "--format", "trec").stdout
-    ev = evaluate_run(qrels, run_a, ["map", "P.1,2", "ndcg_cut.3"], complete=True)
+    ev = evaluate_run(qrels, run_a, ["map", "P.1,2", "ndcg_cut.3"], complete=True,
+                      convention="trec_eval")  # --format trec: trec_eval's meaning
     printed = {(m, q): float(v) for m, q, v in (line.split("\t") for line in out.splitlines())}
     assert {m.strip() for m, _ in printed} == {"map", "P_1", "P_2", "ndcg_cut_3"}
     for key, name in (("map", "map"), ("P.2", "P_2"), ("ndcg_cut.3", "ndcg_cut_3")):

@@ -410,7 +410,7 @@ def test_judged_brute_force():
         run[str(q)] = {d: float(rng.permutation(len(docs))[j]) for j, d in enumerate(docs)}
     for k in (1, 3, 10, None):
         spec = "judged" if k is None else f"judged@{k}"
-        ev = evaluate_run(qrels, run, [spec])
+        ev = evaluate_run(qrels, run, [spec], convention="trec_eval")
         for qid, value in zip(ev.qids, ev.per_query[spec], strict=True):
             ranked = sorted(run[qid], key=lambda d: (run[qid][d], d), reverse=True)[:k]
             assert value == sum(d in qrels[qid] for d in ranked) / len(ranked)
@@ -434,7 +434,7 @@ def test_cwl_residual_equals_cwl_eval(spec, make):
     from cwl.ruler.ranking import Ranking
 
     qrels, run = collection(6, negative=False)
-    ev = evaluate_run(qrels, run, [spec])
+    ev = evaluate_run(qrels, run, [spec], convention="trec_eval")
     parsed = parse_metric(spec)
     options = parsed.resolve()
     for qid, value in zip(ev.qids.tolist(), ev.per_query[spec].tolist(), strict=True):

@@ -687,7 +687,7 @@ def test_parity_with_trec_eval(config, options):
     expected = _pytrec(qrels, run, **options)
     # queries only in the run, or only in the qrels, are skipped
     assert set(expected) == set(qrels) & set(run)
-    ev = evaluate_run(qrels, run, MEASURES, **options)
+    ev = evaluate_run(qrels, run, MEASURES, convention="trec_eval", **options)
     _assert_matches_trec_eval(ev, expected)
     assert ev.n_queries == len(expected)
     num_rel = _pytrec(qrels, run, measures=["num_rel"], **options)
@@ -736,10 +736,11 @@ def test_complete_matches_trec_eval_c(config, options):
     for q in missing:
         for key, value in expected[q].items():
             assert value == (math.log(1e-5) if key == "gm_map" else 0.0), (q, key)
-    ev = evaluate_run(qrels, run, MEASURES, complete=True, **options)
+    ev = evaluate_run(qrels, run, MEASURES, complete=True, convention="trec_eval",
+                      **options)
     _assert_matches_trec_eval(ev, expected)
     # the means are over every judged query, with the missing ones at 0
-    plain = evaluate_run(qrels, run, MEASURES, **options)
+    plain = evaluate_run(qrels, run, MEASURES, convention="trec_eval", **options)
     n, m = len(qrels), len(set(qrels) & set(run))
     assert ev.mean["map"] == pytest.approx(plain.mean["map"] * m / n, abs=ATOL)
     gm = math.exp((m * math.log(plain.mean["gm_map"]) + (n - m) * math.log(1e-5)) / n)
@@ -760,10 +761,14 @@ def test_ties_are_broken_by_docno_descending():
     run = {f"t{i}": {rel: 0.5, non: 0.5, "zz-low": 0.25}
            for i, (rel, non, _) in enumerate(cases)}
     expected = np.array([rr for *_, rr in cases])
-    ev = evaluate_run(qrels, run, ["recip_rank", "map", "P.1"])
+    ev = evaluate_run(qrels, run, ["recip_rank", "map", "P.1"], convention="trec_eval")
     np.testing.assert_array_equal(ev.per_query["recip_rank"], expected)
     np.testing.assert_array_equal(ev.per_query["P_1"], expected == 1.0)
     _assert_matches_trec_eval(ev, _pytrec(qrels, run, measures=["recip_rank", "map", "P.1"]))
+    # the registry's names average over the orders of tied documents, whatever their ids
+    registry = evaluate_run(qrels, run, ["mrr", "map", "p@1"])
+    np.testing.assert_allclose(registry.per_query["mrr"], 0.75, rtol=1e-15)
+    np.testing.assert_allclose(registry.per_query["p@1"], 0.5, rtol=1e-15)
 
 
 def test_design_measured_values():
@@ -773,13 +778,13 @@ def test_design_measured_values():
     labels = [3, 2, 3, 0, 1, 2]
     qrels = {"q": {f"d{i}": v for i, v in enumerate(labels)}}
     run = {"q": {f"d{i}": 6.0 - i for i in range(6)}}
-    ev = evaluate_run(qrels, run, ["ndcg_cut.6", "ndcg"])
+    ev = evaluate_run(qrels, run, ["ndcg_cut.6", "ndcg"], convention="trec_eval")
     assert ev.mean["ndcg_cut.6"] == pytest.approx(0.960808, abs=1e-6)
     _assert_matches_trec_eval(ev, _pytrec(qrels, run, measures=["ndcg_cut.6", "ndcg"]))
     for relevant, expected in (("d1", 0.5), ("d3", 1.0)):
         qrels = {"q": {"d1": 0, "d2": 0, "d3": 0, "d4": 0, relevant: 1}}
         run = {"q": {"d1": 1.0, "d2": 1.0, "d3": 1.0, "d4": 0.0}}
-        ev = evaluate_run(qrels, run, ["ndcg"])
+        ev = evaluate_run(qrels, run, ["ndcg"], convention="trec_eval")
         assert ev.per_query["ndcg"][0] == pytest.approx(expected)
         _assert_matches_trec_eval(ev, _pytrec(qrels, run, measures=["ndcg"]))
 
@@ -792,8 +797,8 @@ def test_renaming_documents_changes_tied_rankings_like_trec_eval():
     rename = {d: f"r{len(docs) - i:04d}" for i, d in enumerate(docs)}
     qrels2 = {q: {rename[d]: v for d, v in j.items()} for q, j in qrels.items()}
     run2 = {q: {rename[d]: s for d, s in r.items()} for q, r in run.items()}
-    before = evaluate_run(qrels, run, MEASURES)
-    after = evaluate_run(qrels2, run2, MEASURES)
+    before = evaluate_run(qrels, run, MEASURES, convention="trec_eval")
+    after = evaluate_run(qrels2, run2, MEASURES, convention="trec_eval")
     _assert_matches_trec_eval(after, _pytrec(qrels2, run2))
     changed = [k for k in ("recip_rank", "map", "P_5", "ndcg")
                if not np.allclose(before.per_query[k], after.per_query[k])]
@@ -822,14 +827,17 @@ def test_files_and_dicts_give_identical_results(tmp_path, parser):
     _write_qrels(qrels_path, qrels, rng)
     _write_run(run_path, run, rng)
     assert read_run(run_path, engine=parser).name == "tag1"
-    reference = evaluate_run(qrels, run, MEASURES)
+    reference = evaluate_run(qrels, run, MEASURES, convention="trec_eval")
     with open(qrels_path, "rb") as qf, open(run_path, "rb") as rf:
-        from_buffers = evaluate_run(qf, rf, MEASURES)
-    for ev in (evaluate_run(qrels_path, run_path, MEASURES),
-               evaluate_run(str(qrels_path), str(run_path), MEASURES),
+        from_buffers = evaluate_run(qf, rf, MEASURES, convention="trec_eval")
+    for ev in (evaluate_run(qrels_path, run_path, MEASURES, convention="trec_eval"),
+               evaluate_run(str(qrels_path), str(run_path), MEASURES,
+                            convention="trec_eval"),
                evaluate_run(read_qrels(qrels_path, engine=parser),
-                            read_run(run_path, engine=parser), MEASURES),
-               evaluate_run(Qrels.from_dict(qrels), Run.from_dict(run), MEASURES),
+                            read_run(run_path, engine=parser), MEASURES,
+                            convention="trec_eval"),
+               evaluate_run(Qrels.from_dict(qrels), Run.from_dict(run), MEASURES,
+                            convention="trec_eval"),
                from_buffers):
         assert ev == reference
         assert dict(ev.mean) == dict(reference.mean)
@@ -854,7 +862,8 @@ def test_ids_of_different_widths(tmp_path, parser):
 @pytest.mark.parametrize("config", ["graded", "binary"])
 def test_parity_with_trec_eval_natural_widths(config):
     qrels, run = _collection(**CONFIGS[config], aligned=False)
-    _assert_matches_trec_eval(evaluate_run(qrels, run, MEASURES), _pytrec(qrels, run))
+    _assert_matches_trec_eval(evaluate_run(qrels, run, MEASURES, convention="trec_eval"),
+                              _pytrec(qrels, run))
 
 
 @pytest.mark.parametrize("case", ["complete", "judged_only"])
@@ -865,11 +874,11 @@ def test_nothing_left_to_rank(case):
     if case == "complete":
         run = {"q9": {"a": 1.0}}
         expected = _pytrec(qrels, {q: {BOGUS_DOCNO: 1.0} for q in qrels})
-        ev = evaluate_run(qrels, run, MEASURES, complete=True)
+        ev = evaluate_run(qrels, run, MEASURES, complete=True, convention="trec_eval")
     else:
         run = {"q1": {"x": 1.0}, "q2": {"y": 0.5, "z": 0.5}}
         expected = _pytrec(qrels, run, judged_only=True)
-        ev = evaluate_run(qrels, run, MEASURES, judged_only=True)
+        ev = evaluate_run(qrels, run, MEASURES, judged_only=True, convention="trec_eval")
     assert all(v == (math.log(1e-5) if k == "gm_map" else 0.0)
                for scores in expected.values() for k, v in scores.items())
     _assert_matches_trec_eval(ev, expected)
@@ -884,7 +893,7 @@ def test_no_query_in_common():
 def test_non_ascii_query_ids():
     qrels = {"テーマ": {"é": 1, "z": 0}, "q": {"a": 1}}
     run = {"テーマ": {"é": 1.0, "z": 1.0}, "q": {"b": 1.0, "a": 0.5}}
-    ev = evaluate_run(qrels, run, ["recip_rank", "map"])
+    ev = evaluate_run(qrels, run, ["recip_rank", "map"], convention="trec_eval")
     assert ev.qids.tolist() == ["q", "テーマ"]
     _assert_matches_trec_eval(ev, _pytrec(qrels, run, measures=["recip_rank", "map"]))
 
@@ -959,7 +968,7 @@ def test_extra_metrics_follow_trec_rules():
     # trec_eval order: q1 d7 d1 d6 d3 d2 d5; q2 x c b f e a
     assert _trec_ranking(run["q1"]) == ["d7", "d1", "d6", "d3", "d2", "d5"]
     assert _trec_ranking(run["q2"]) == ["x", "c", "b", "f", "e", "a"]
-    ev = evaluate_run(qrels, run, EXTRA)
+    ev = evaluate_run(qrels, run, EXTRA, convention="trec_eval")
     assert ev.qids.tolist() == ["q1", "q2"]
     expected = {
         EXTRA[0]: [_ndcg_ref(qrels[q], run[q], 3, "exponential", "log2") for q in ev.qids],
@@ -987,9 +996,9 @@ def test_rank_eff_counts_only_retrieved_relevant_documents():
            "q2": {"x": 1.0}}  # nothing judged retrieved
     expected = [_rank_eff_ref(qrels[q], run[q]) for q in ("q1", "q2")]
     assert expected == pytest.approx([2 / 3, 0.0])  # d1, d3 retrieved above d2; d4 missed
-    ev = evaluate_run(qrels, run, ["rank_eff"])
+    ev = evaluate_run(qrels, run, ["rank_eff"], convention="trec_eval")
     np.testing.assert_allclose(ev.per_query["rank_eff"], expected, rtol=1e-12)
     # retrieving the missed relevant d4, even last, must not lower the score
     more = {**run, "q1": {**run["q1"], "d4": 0.0}}
-    assert (evaluate_run(qrels, more, ["rank_eff"]).per_query["rank_eff"][0]
-            >= ev.per_query["rank_eff"][0])
+    again = evaluate_run(qrels, more, ["rank_eff"], convention="trec_eval")
+    assert again.per_query["rank_eff"][0] >= ev.per_query["rank_eff"][0]

@@ -326,8 +326,10 @@ def _parse_json(text):
     return json.loads(text, parse_constant=refuse)
 
 
-SAME_LABEL = ["-m", "ndcg_cut.10", "-m", "ndcg(gain='linear', empty='one')@10"]
-EXACT, ONE = "ndcg_cut_10", "ndcg(gain='linear', empty='one')@10"
+# (trec_eval's convention: ties by decreasing docno, as ndcg_cut.10's)
+SAME_LABEL = ["-m", "ndcg_cut.10",
+              "-m", "ndcg(gain='linear', empty='one', convention='trec_eval')@10"]
+EXACT, ONE = "ndcg_cut_10", "ndcg(gain='linear', empty='one', convention='trec_eval')@10"
 
 
 def test_two_measures_under_one_trec_name_keep_their_own_labels(files, capsys):
@@ -400,10 +402,11 @@ def test_plot_families_have_distinct_labels():
 
 
 def test_json_nan_is_null(files, capsys):
-    assert main(["evaluate", files["qrels"], files["run"], "-m", "ndcg(empty='nan')@10", "-q",
+    assert main(["evaluate", files["qrels"], files["run"], "-m",
+                 "ndcg(gain='linear', empty='nan', convention='trec_eval')@10", "-q",
                  "--format", "json"]) == 0
     doc = _parse_json(capsys.readouterr().out)["runs"]["bm25"]
-    per_query = doc["per_query"]["ndcg(empty='nan')@10"]
+    per_query = doc["per_query"]["ndcg(gain='linear', empty='nan', convention='trec_eval')@10"]
     assert per_query["q4"] is None
     assert per_query["q1"] == pytest.approx(NDCG10["q1"], abs=1e-12)
 

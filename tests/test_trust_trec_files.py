@@ -209,7 +209,8 @@ PINNED_BOM = {"map": 0.3512, "P_5": 0.2154, "ndcg_cut_10": 0.3658, "recip_rank":
 def test_layouts_match_the_trec_eval_binary(tmp_path, layout, parser):
     qrels_path, run_path = _files(tmp_path, layout)
     ours = _ours(evaluate_run(read_qrels(qrels_path, engine=parser),
-                              read_run(run_path, engine=parser), MEASURES))
+                              read_run(run_path, engine=parser), MEASURES,
+                              convention="trec_eval"))
     if TREC_EVAL:
         theirs = _trec_eval(qrels_path, run_path)
         assert set(theirs) == set(ours)
@@ -229,7 +230,8 @@ def test_a_bom_splits_a_query_in_trec_eval(tmp_path, parser):
     plain_run = _write(tmp_path / "plain.run", _render(run))
     for path in (run_path, plain_run):
         ours = _ours(evaluate_run(read_qrels(qrels_path, engine=parser),
-                                  read_run(path, engine=parser), MEASURES))
+                                  read_run(path, engine=parser), MEASURES,
+                                  convention="trec_eval"))
         for measure, value in PINNED.items():
             assert ours[measure, "all"] == pytest.approx(value, abs=5e-5), measure
     if not TREC_EVAL:

@@ -66,10 +66,8 @@ def rank_block(data, segments: np.ndarray, w: int, policies) -> dict:
     lengths = data.lengths[segments]
     starts = data.starts[segments]
     cols = np.arange(w)
-    if data.in_rank_order:  # rows already ranked, no ties
-        order = np.broadcast_to(cols, (segments.shape[0], w))
-        return {policy: Ranking(data, segments, lengths, starts, order, policy)
-                for policy in policies}
+    if data.in_rank_order:  # rows already ranked
+        return _ranked_block(data, segments, lengths, starts, w, policies)
     padded = bool((lengths < w).any())
     # Negated scores, so that an ascending sort ranks by decreasing score;
     # padding holds +inf and sorts last.
@@ -102,6 +100,50 @@ def rank_block(data, segments: np.ndarray, w: int, policies) -> dict:
         elif tie_rows.shape[0]:
             rank.order = _break_ties(rank, order, neg[tie_rows], tie_rows, policy)
         out[policy] = rank
+    return out
+
+
+#: The internal tie policy of trec_eval's measures in TREC mode: the rows' own
+#: order, which is trec_eval's (decreasing document id among equal scores).
+TREC_ORDER = "trec"
+
+
+def _ranked_block(data, segments, lengths, starts, w: int, policies) -> dict:
+    """:func:`rank_block` of rows ranked already (TREC mode). Without scores
+    the ranking has no ties; with them (NaN for the rows that hold no rank),
+    equal scores are tie groups that :data:`TREC_ORDER` keeps in the rows'
+    order, ``"stable"`` puts in the run's order (``data.input_order``) and the
+    other policies average or re-sort."""
+    cols = np.arange(w)
+    order = np.broadcast_to(cols, (segments.shape[0], w))
+    out = {}
+    for policy in policies:
+        out[policy] = Ranking(data, segments, lengths, starts, order, policy)
+        out[policy].in_order = True
+    fixed = {TREC_ORDER} if data.input_order is not None else {TREC_ORDER, "stable"}
+    if data.scores is None or set(policies) <= fixed:
+        return out
+    at = np.minimum(cols, lengths[:, None] - 1) + starts[:, None]
+    pad = cols >= lengths[:, None]
+    neg = -data.scores.take(at)
+    neg[pad] = np.nan  # NaN ties with nothing
+    same = neg[:, 1:] == neg[:, :-1]
+    tie_rows = np.flatnonzero(same.any(axis=1))
+    if not tie_rows.shape[0]:
+        return out
+    for policy, rank in out.items():
+        if policy == "average":
+            rank.tie_rows, rank.same = tie_rows, same[tie_rows]
+        elif policy not in fixed:
+            # NaN (no rank) sorts last, after every score, keeping its place
+            tied = np.nan_to_num(neg[tie_rows], nan=np.inf)
+            rank.order = np.array(order)
+            if policy == "stable":  # the run's order: input positions as the tie key
+                key = data.input_order.take(at[tie_rows])
+                rank.order[tie_rows] = np.lexsort((key, tied), axis=1)
+            else:
+                rank.order = _break_ties(rank, rank.order, tied, tie_rows, policy)
+            rank.in_order = False
     return out
 
 

@@ -50,6 +50,8 @@ class Ranking:
     def __init__(self, data, segments, lengths, starts, order, ties, tie_rows=None, same=None):
         self.data, self.segments, self.lengths, self.starts = data, segments, lengths, starts
         self.order, self.ties, self.tie_rows, self.same = order, ties, tie_rows, same
+        #: Whether ``order`` is the identity: the rows are in rank order already.
+        self.in_order = False
         self._cache: dict = {}
 
     def know_cells(self, rows: np.ndarray, padding: np.ndarray | None):
@@ -146,7 +148,7 @@ class Ranking:
         if full is not None:
             out = full[:, :width]
         else:
-            if self.data.in_rank_order:  # the block is in rank order already
+            if self.in_order:  # the block is in rank order already
                 out = self.unranked(col)[:, :width].copy()
             else:
                 out = self.unranked(col).ravel()[self._flat_order()[:, :width]]
@@ -263,8 +265,12 @@ class Ranking:
                 ranked = self.ranked(col, span)
                 return (ranked if self.tie_rows.shape[0] == self.order.shape[0]
                         else ranked[self.tie_rows])
-            return np.take_along_axis(self.unranked(col)[self.tie_rows],
-                                      self.order[self.tie_rows, :span], axis=1)
+            out = np.take_along_axis(self.unranked(col)[self.tie_rows],
+                                     self.order[self.tie_rows, :span], axis=1)
+            # judged documents the run did not retrieve hold no rank
+            np.copyto(out, 0.0, where=np.arange(span)
+                      >= self.retrieved[self.tie_rows, None])
+            return out
 
         return gstart, gend, self._memo(("tie_values", col, cut), make)
 

@@ -21,8 +21,9 @@ class Data:
     Attributes
     ----------
     labels, scores : ndarray of shape (n_rows,)
-        Relevance labels and scores in grouped order (``scores`` is None
-        when ``in_rank_order``: the rows are ranked already).
+        Relevance labels and scores in grouped order (with
+        ``in_rank_order``, ``scores`` only tell ties apart, or are None: no
+        ties).
     starts, lengths : ndarray of shape (n_queries,)
         Offset and number of rows of each query (segment) in grouped order.
     qids : ndarray of shape (n_queries,)
@@ -48,8 +49,11 @@ class Data:
         The row permutation that grouped the input (None when it was
         already grouped).
     in_rank_order : bool
-        TREC mode: each query's rows are already ranked (decreasing scores,
-        no ties), so blocks need no sorting.
+        TREC mode: each query's rows are already ranked (by decreasing
+        score, ties in trec_eval's order), so blocks need no sorting.
+    input_order : ndarray of shape (n_rows,) or None
+        TREC mode: each row's position in the run as given, which
+        ``ties="stable"`` orders tied rows by (None: the rows' order).
     """
 
     labels: np.ndarray
@@ -64,6 +68,7 @@ class Data:
     n_retrieved: np.ndarray | None = field(default=None, repr=False)
     judged: np.ndarray | None = field(default=None, repr=False)
     in_rank_order: bool = False
+    input_order: np.ndarray | None = field(default=None, repr=False)
     _columns: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -102,13 +107,20 @@ def to_query_order(values: np.ndarray, seg_pos) -> np.ndarray:
 
 
 def ranked_data(labels: np.ndarray, lengths: np.ndarray, qids: np.ndarray, *,
-                n_retrieved: np.ndarray | None = None,
-                judged: np.ndarray | None = None) -> Data:
+                n_retrieved: np.ndarray | None = None, judged: np.ndarray | None = None,
+                scores: np.ndarray | None = None,
+                input_order: np.ndarray | None = None) -> Data:
     """Data for rows grouped by query and ranked within each query, queries in
-    the order of ``qids`` (the scores are decreasing, without ties).
+    the order of ``qids``.
 
-    For trusted internal callers (TREC evaluation), which validated the values.
+    Without ``scores`` the ranking has no ties. With them (non-increasing
+    within each query's retrieved rows, NaN for rows that hold no rank),
+    equal scores form tie groups: the internal policy ``"trec"`` keeps the
+    rows' order (trec_eval's), ``"stable"`` orders them by ``input_order``
+    (the run's order), the other policies average or re-sort them. For
+    trusted internal callers (TREC evaluation), which validated the values.
     """
     starts = np.cumsum(lengths) - lengths
-    return Data(labels, None, starts, lengths, qids, None, None, None, None,
-                n_retrieved=n_retrieved, judged=judged, in_rank_order=True)
+    return Data(labels, scores, starts, lengths, qids, None, None, None, None,
+                n_retrieved=n_retrieved, judged=judged, in_rank_order=True,
+                input_order=input_order)

@@ -37,6 +37,20 @@ def _non_relevant_above(rank, p):
     return rows, judged_above - relevant_above, n_judged - rank.count(relevant)
 
 
+def _judged_in_groups(rank, first, size):
+    """For every cell of the tie rows, in a tie group starting at column
+    ``first`` of ``size`` documents ((t, w) arrays): the judged documents
+    above its group and in it (TREC mode; in arrays every document is judged:
+    ``first`` and ``size``). Unjudged documents are neither relevant nor
+    judged non-relevant."""
+    if not rank.has_judgments:
+        return first, size
+    _, _, csum = rank.tie_sums(JUDGED, rank.width)
+    above = np.take_along_axis(csum, first, axis=1)
+    end = first + size.astype(first.dtype)
+    return above, np.take_along_axis(csum, end, axis=1) - above
+
+
 def _rank_eff(rank, p, k):
     relevant = Relevant(p["threshold"])
     rows, above, n_nonrel = _non_relevant_above(rank, p)
@@ -44,8 +58,10 @@ def _rank_eff(rank, p, k):
     if rank.tied:  # a group's h relevant members: its non-relevant ones above them
         # on average half of them each (each pair is in either order), all above the group
         a, g, h, above = tie_group_stats(rank, relevant, rank.width)
+        judged_above, judged_in = _judged_in_groups(rank, a, g)
         group = a == np.arange(rank.width)  # (one cell per group: its first)
-        total[rank.tie_rows] = np.where(group, h * ((a - above) + (g - h) / 2), 0.0).sum(axis=1)
+        total[rank.tie_rows] = np.where(
+            group, h * ((judged_above - above) + (judged_in - h) / 2), 0.0).sum(axis=1)
     n_rel = rank.count(relevant)
     empty = n_rel == 0
     # (1/R) sum over relevant retrieved r of (1 - |non-relevant above r| / N):
@@ -90,8 +106,14 @@ def _bpref_ties(rank, p, n_rel, denominator) -> np.ndarray:
     _, _, csum = rank.tie_sums(Relevant(p["threshold"]), rank.width)
     above = csum[rows, a]
     h = csum[rows, a + size] - above
-    n = size - h
-    b = a - above
+    if rank.has_judgments:  # unjudged members: neither relevant nor judged non-relevant
+        _, _, judged = rank.tie_sums(JUDGED, rank.width)
+        judged_above = judged[rows, a]
+        n = judged[rows, a + size] - judged_above - h
+        b = judged_above - above
+    else:
+        n = size - h
+        b = a - above
     cap = n_rel[rank.tie_rows][rows]
     z = np.clip(cap - b, 0, n)
     expected = h * np.minimum(b, cap) + h * (z * n - z * (z - 1) / 2) / (n + 1)

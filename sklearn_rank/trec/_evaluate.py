@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import replace
 from numbers import Real
 
 import numpy as np
@@ -16,6 +17,7 @@ import numpy as np
 from .._runs import runs_of as _runs_of
 from .._validation import HasMethods, Interval, validate_params
 from ..metrics import MetricSpec
+from ..metrics._block_ranking import TREC_ORDER
 from ..metrics._data import ranked_data
 from ..metrics._evaluation import Evaluation, combined, entry_of, with_engine
 from ..metrics._plan import Plan
@@ -29,7 +31,7 @@ from ._tables import Qrels, Run
 from ._te_data import _trec_order
 from ._te_specs import engine_item, evaluate_engine
 
-__all__ = ["evaluate_run"]
+__all__ = ["evaluate_run", "in_trec_order"]
 
 DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10", "recip_rank")
 
@@ -199,18 +201,49 @@ def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
     except ValueError as error:
         _point_to_trec_eval(metrics, error)
         raise
-    options = {"convention": "trec_eval", **options}
+    options = dict(options)
     if any("threshold" in s.info.params for s in specs):
         options.setdefault("threshold", relevance_level)
     parts = []
     for only in (False, True):
         group = [s for s in specs if s.judged_only == only]
         if group:
-            plan = Plan.of(group, options, caller="evaluate_run")
-            labels, lengths, qids, n_retrieved, judged = columns(only)
-            parts.append(plan.evaluate(ranked_data(labels, lengths, qids,
-                                                   n_retrieved=n_retrieved, judged=judged)))
+            plan = _in_trec_order(Plan.of(group, options, caller="evaluate_run"), options)
+            labels, lengths, qids, n_retrieved, judged, scores, rows = columns(only)
+            parts.append(plan.evaluate(ranked_data(labels, lengths, qids, scores=scores,
+                                                   input_order=rows, n_retrieved=n_retrieved,
+                                                   judged=judged)))
     return parts[0] if len(parts) == 1 else _merged(parts, specs)
+
+
+def in_trec_order(spec: MetricSpec, options=None) -> bool:
+    """Whether evaluate_run ranks ``spec``'s ties in trec_eval's order under
+    the call's ``options``.
+
+    A spec written as a trec_eval measure (``P.10``, ``ndcg_cut.10``) keeps
+    trec_eval's meaning: its ties in trec_eval's order (decreasing document
+    id, the order the run is laid out in: the internal policy
+    :data:`~sklearn_rank.metrics._block_ranking.TREC_ORDER`), whatever
+    ``ties`` the call sets, as does an ir_measures name (ir_measures'
+    trec_eval provider's order); so does a registry spec under
+    ``convention="trec_eval"`` that sets no ``ties`` of its own. Other
+    registry specs keep the registry's meaning (``ndcg@10``: gain 2**l - 1,
+    tied scores averaged; ``ties="stable"``: the run's order).
+    """
+    options = options or {}
+    if "ties" not in spec.info.params:
+        return False
+    if spec.trec is not None or spec.label is not None:  # trec_eval's, ir_measures' name
+        return True
+    return ("ties" not in dict(spec.params) and options.get("ties") is None
+            and spec.resolve(options)["convention"] == "trec_eval")
+
+
+def _in_trec_order(plan: Plan, options) -> Plan:
+    """``plan`` with the entries :func:`in_trec_order` ranked in trec_eval's
+    order (their keys unchanged)."""
+    return Plan(replace(entry, options={**entry.options, "ties": TREC_ORDER})
+                if in_trec_order(entry.spec, options) else entry for entry in plan.entries)
 
 
 def _merged(parts: list, specs: list) -> Evaluation:
@@ -254,16 +287,18 @@ def _trec_columns(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
     evaluated = _evaluated(n_codes, q_run_code, r_run_code, complete)
     match = match_rows(qrels, run, q_code, r_code, n_codes)
     level = np.append(qrels.rel, -1.0)[match]  # -1: not judged (row len(qrels))
-    r_code, level, starts, lengths = _ranked(run, r_code, r_run_code, level, evaluated,
-                                             judged_only)
+    r_code, level, score, row, starts, lengths = _ranked(run, r_code, r_run_code, level,
+                                                         evaluated, judged_only)
     # Judged documents the run did not retrieve: they count for the ideal
     # ranking and the number of relevant documents, at no rank.
     retrieved = np.zeros(len(qrels) + 1, dtype=bool)
     retrieved[match] = True
     missed = np.flatnonzero(~retrieved[:-1] & (qrels.rel >= 0) & evaluated[q_code])
-    labels, judged, counts, n_ret = _laid_out(r_code, level, starts, lengths, q_code[missed],
-                                              qrels.rel[missed], evaluated)
-    return labels, counts[evaluated], vocabulary[evaluated], n_ret[evaluated], judged
+    labels, judged, scores, rows, counts, n_ret = _laid_out(
+        r_code, level, score, row, starts, lengths, q_code[missed], qrels.rel[missed],
+        evaluated)
+    return (labels, counts[evaluated], vocabulary[evaluated], n_ret[evaluated], judged, scores,
+            rows)
 
 
 def _evaluated(n_codes: int, q_run_code: np.ndarray, r_run_code: np.ndarray,
@@ -288,18 +323,19 @@ def _ranked(run: Run, r_code: np.ndarray, r_run_code: np.ndarray, level: np.ndar
             evaluated: np.ndarray, judged_only: bool):
     """The run rows to rank (those of evaluated queries; with
     ``judged_only``, the judged ones) in trec_eval's order: their query
-    codes and levels (-1: unjudged), and the starts and lengths of their
-    queries."""
+    codes, levels (-1: unjudged), scores and rows in the run, and the starts
+    and lengths of their queries."""
     starts, lengths = run.query_runs
     docnos = run.docno_bytes
+    score, row = run.score, np.arange(run.score.shape[0])
     if evaluated[r_run_code].all() and not (judged_only and (level < 0).any()):
-        score, docno_key = run.score, docnos.sort_key
+        docno_key = docnos.sort_key
     else:
         keep = np.repeat(evaluated[r_run_code], lengths)
         if judged_only:
             keep &= level >= 0
         rows = np.flatnonzero(keep)
-        r_code, level, score = r_code[rows], level[rows], run.score[rows]
+        r_code, level, score, row = r_code[rows], level[rows], score[rows], rows
         starts, lengths = _runs_of(r_code)
 
         def docno_key(i):
@@ -310,20 +346,24 @@ def _ranked(run: Run, r_code: np.ndarray, r_run_code: np.ndarray, level: np.ndar
     order, moved = _trec_order(r_code, starts, score, docno_key)
     if moved is not None:
         at, source = moved
-        level[at] = level[source]  # ties reordered within queries only
+        level[at] = level[source]  # ties reordered within queries only: same scores
+        row = row.copy()
+        row[at] = row[source]
     elif order is not None:
-        r_code, level = r_code[order], level[order]
+        r_code, level, score, row = r_code[order], level[order], score[order], row[order]
         starts, lengths = _runs_of(r_code)
-    return r_code, level, starts, lengths
+    return r_code, level, score, row, starts, lengths
 
 
-def _laid_out(r_code: np.ndarray, level: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
-              missed_code: np.ndarray, missed_level: np.ndarray, evaluated: np.ndarray):
-    """Labels and judged flags of every query's rows, queries in code order:
-    its ranked rows (codes ``r_code``, levels ``level``, runs at ``starts``
+def _laid_out(r_code: np.ndarray, level: np.ndarray, score: np.ndarray, row: np.ndarray,
+              starts: np.ndarray, lengths: np.ndarray, missed_code: np.ndarray,
+              missed_level: np.ndarray, evaluated: np.ndarray):
+    """Labels, judged flags, scores and run rows of every query's rows,
+    queries in code order: its ranked rows (codes ``r_code``, levels
+    ``level``, scores ``score``, rows in the run ``row``, runs at ``starts``
     of ``lengths``), then its missed judged documents (``missed_code``,
-    ``missed_level``); and every query's number of rows and of retrieved
-    documents."""
+    ``missed_level``; score NaN: no rank; rows after the run's); and every
+    query's number of rows and of retrieved documents."""
     n_codes = evaluated.shape[0]
     n_ret = np.zeros(n_codes, dtype=np.int64)
     np.add.at(n_ret, r_code[starts], lengths)
@@ -336,12 +376,16 @@ def _laid_out(r_code: np.ndarray, level: np.ndarray, starts: np.ndarray, lengths
     at += np.arange(r_code.shape[0])
     labels = np.zeros(int(counts.sum()))
     judged = np.zeros_like(labels)
+    scores = np.full_like(labels, np.nan)
+    scores[at] = score
+    rows = np.arange(labels.shape[0]) + (int(row.max()) + 1 if row.shape[0] else 0)
+    rows[at] = row
     judged[at] = level >= 0
     labels[at] = np.maximum(level, 0.0, out=level)
     at = offset[missed_code] + n_ret[missed_code] + _within(missed_code)
     labels[at] = missed_level
     judged[at] = 1.0
-    return labels, judged, counts, n_ret
+    return labels, judged, scores, rows, counts, n_ret
 
 
 def _within(codes: np.ndarray) -> np.ndarray:
