@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, MappingView, Set
 from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
@@ -36,7 +36,9 @@ __all__ = [
     "Options",
     "RealNotInt",
     "StrOptions",
+    "check_ordered",
     "check_params",
+    "python_scalar",
     "satisfies",
     "validate_params",
 ]
@@ -157,6 +159,41 @@ def satisfies(constraint, value) -> bool:
     return constraint.is_satisfied_by(value)
 
 
+def check_ordered(value, name: str, item: str = "value") -> None:
+    """Refuse a container that is not a sequence of one value per row: a set
+    (``set``, ``frozenset``, ``dict.keys()``, ``dict.items()``), whose
+    iteration order is not part of its value and follows ``PYTHONHASHSEED``
+    for str ids, or a mapping or its ``values()`` view (pandas reads a dict
+    by its values, ``list()`` by its keys). pandas refuses sets too."""
+    if isinstance(value, Set):
+        raise TypeError(f"{name} is a {type(value).__name__}, which has no order: pass a "
+                        f"list, array or Series with one {item} per row.")
+    if isinstance(value, Mapping | MappingView):
+        raise TypeError(f"{name} is a {type(value).__name__}, not a sequence: pass a list, "
+                        f"array or Series with one {item} per row.")
+
+
+def python_scalar(value):
+    """A NumPy bool, integer or float scalar as the Python bool, int or float
+    of equal value; any other value unchanged (a ``longdouble`` too, unless a
+    float equals it).
+
+    A NumPy scalar then meets, or fails, a constraint exactly as the equal
+    Python number does (``np.uint64(2**64 - 1)`` is an int beyond int64,
+    ``np.True_`` a bool, ``np.float32(0.5)`` a float), and reaches the code
+    that uses it as a number with Python's arithmetic (no wrap-around of
+    ``-np.uint8(5)``).
+    """
+    if isinstance(value, np.bool_ | np.integer | np.floating):
+        item = value.item()
+        if isinstance(item, bool | int | float):
+            return item
+        as_float = float(item)  # a longdouble
+        if as_float == item or math.isnan(as_float):
+            return as_float
+    return value
+
+
 def _to_sklearn(constraint, sk):
     if hasattr(constraint, "to_sklearn"):
         return constraint.to_sklearn(sk)
@@ -167,8 +204,10 @@ def check_params(constraints: Mapping[str, Any], values: Mapping[str, Any],
                  caller: str) -> None:
     """Check ``values`` against ``constraints`` (a list per parameter, or
     ``"no_validation"``); scikit-learn words the error for a value that
-    meets none of its parameter's constraints."""
+    meets none of its parameter's constraints. A NumPy scalar is checked as
+    the equal Python number (:func:`python_scalar`)."""
     for name, value in values.items():
+        value = python_scalar(value)
         allowed = constraints[name]
         if allowed == "no_validation" or any(satisfies(c, value) for c in allowed):
             continue

@@ -225,6 +225,7 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
         qid : array-like of shape (n_rows,), default=None
             Query id of each row, rows in any order. Needed for ranking models
             unless ``X`` has a query-id column; optional for pointwise regressors.
+            A set, dict or dict view is refused: it has no row order.
         sample_weight : array-like of shape (n_rows,), default=None
             Row weights (per query for XGBoost: the mean of the query's rows).
         eval_set : list of (X, y) tuples, default=None

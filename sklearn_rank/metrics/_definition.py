@@ -113,7 +113,8 @@ y_score : array-like of the same shape as ``y_true``
 qid : array-like of shape (n_rows,), default=None
     Query id of each row (int, str, object or pandas Series; rows in any
     order). Required for 1-D input; None for the 2-D layout of
-    :func:`sklearn.metrics.ndcg_score`, where each row is one query."""),
+    :func:`sklearn.metrics.ndcg_score`, where each row is one query. A set,
+    dict or dict view is refused: it has no row order."""),
     "sample_weight": (["array-like", None], """\
 sample_weight : array-like of shape (n_rows,) or (n_queries,), default=None
     Per-row weights for 1-D input (a query's weight is the mean of its rows'

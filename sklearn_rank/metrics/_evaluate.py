@@ -32,7 +32,8 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10",), sample_weight=N
         Query id of each row, of any hashable dtype (int, str, object, pandas
         Series). Rows may come in any order and a query's rows need not be
         contiguous. Required for 1-D input; must be None for the 2-D layout of
-        :func:`sklearn.metrics.ndcg_score`, where each row is a query.
+        :func:`sklearn.metrics.ndcg_score`, where each row is a query. A set,
+        dict or dict view is refused: it has no row order.
     metrics : str, MetricSpec or list of them, default=("ndcg@10",)
         Metric specs such as ``"ndcg@10"``, ``"dcg(gain='linear')@5"`` or
         ``"ndcg@10-"`` (see :func:`parse_metric` and :func:`get_metric_names`),

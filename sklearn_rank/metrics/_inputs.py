@@ -17,6 +17,7 @@ from numbers import Rational
 
 import numpy as np
 
+from .._validation import check_ordered
 from ._data import Data, scalar, to_query_order
 from ._grouping import RowIds, group
 from ._qid import qid_values
@@ -34,6 +35,7 @@ def as_numeric(x, name: str, *, exact_order: bool = False) -> np.ndarray:
     are replaced by their dense ranks (order and ties kept exactly; NaN and
     infinite values stay NaN, for :func:`check_finite` to report).
     """
+    check_ordered(x, name)
     try:
         arr = np.asarray(x)
     except ValueError as exc:  # ragged nested lists

@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import Interval, StrOptions, check_params
+from .._validation import Interval, StrOptions, check_params, python_scalar
+from ._columns import is_pairs
 from ._spec_text import MAX_INT
 
 __all__ = ["CONVENTIONS", "DISCOUNTS", "EMPTY", "GAINS", "PARAMS", "TIES", "Param",
@@ -169,8 +170,9 @@ def _describe(value: int) -> str:
 def _check_number(name: str, value, caller: str) -> None:
     """The two rules scikit-learn's constraints cannot say: a numeric option
     is not a boolean (which counts as the integer 1), and integers are at most
-    2**63 - 1 in absolute value (NumPy's limit)."""
-    if PARAMS[name].numeric and isinstance(value, bool | np.bool_):
+    2**63 - 1 in absolute value (NumPy's limit). ``value`` is a Python scalar
+    (:func:`python_scalar`)."""
+    if PARAMS[name].numeric and isinstance(value, bool):
         raise ValueError(f"The {name!r} parameter of {caller} must be a number, got {value!r}.")
     if isinstance(value, Integral) and not isinstance(value, bool) and abs(value) > MAX_INT:
         hint = (" (a cut-off larger than a query is clipped to its length: leave k out for "
@@ -179,10 +181,63 @@ def _check_number(name: str, value, caller: str) -> None:
                          f"absolute value, got {_describe(value)}{hint}.")
 
 
-def check_options(options: Mapping[str, Any], caller: str) -> None:
+#: The options that take a table of numbers (a mapping or a 1-D array), and
+#: what its entries are.
+_TABLES = {
+    "gain": "gain[l] is the gain of integer label l, e.g. [0, 1, 3, 7]",
+    "discount": "discount[r - 1] is the discount of rank r, e.g. [1, 0.63, 0.5]",
+}
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool | np.bool_)
+
+
+def _check_table(name: str, value, caller: str) -> None:
+    """A ``gain`` mapping holds numbers; a ``gain`` or ``discount`` array is
+    1-D and holds numbers (others fail deep inside the metric, in words that
+    do not name the option, or a 2-D list of pairs reads as a mapping)."""
+    if value is None or isinstance(value, str) or callable(value):
+        return
+    start = f"The {name!r} parameter of {caller}"
+    if name == "gain" and (isinstance(value, Mapping) or is_pairs(value)):
+        items = value.items() if isinstance(value, Mapping) else value
+        if not items:
+            raise ValueError(f"{start} is an empty mapping; give every label a gain (e.g. "
+                             "{0: 0, 1: 1, 2: 3}).")
+        for label, gain in items:
+            if not (_is_number(label) and _is_number(gain)):
+                bad = f"key {label!r}" if not _is_number(label) else f"value {gain!r}"
+                raise ValueError(f"{start} must map labels to gains, both numbers (e.g. "
+                                 f"{{0: 0, 1: 1, 2: 3}}); got the {bad}.")
+        return
+    if isinstance(value, Mapping):
+        raise ValueError(f"{start} must be a 1-D array ({_TABLES[name]}), not a mapping.")
+    try:
+        array = np.asarray(value)
+    except ValueError:  # ragged nested lists
+        array = np.asarray(value, dtype=object)
+    if array.ndim != 1:
+        raise ValueError(f"{start} must be a 1-D array ({_TABLES[name]}), got an array of "
+                         f"shape {array.shape}.")
+    if array.dtype.kind not in "iuf" and not all(_is_number(v) for v in array.tolist()):
+        raise ValueError(f"{start} must hold numbers ({_TABLES[name]}), got an array of "
+                         f"dtype {array.dtype}.")
+
+
+def check_options(options: Mapping[str, Any], caller: str) -> dict[str, Any]:
     """Check option values against :data:`PARAMS` (``caller`` names the
     function or spec in messages): the explicit rules of :func:`_check_number`,
-    then the declared constraints."""
+    the declared constraints, then the contents of tables (:func:`_check_table`).
+
+    Returns the options with NumPy scalars as the equal Python numbers: a
+    NumPy scalar is checked, and used, as the Python number it equals.
+    """
+    options = {name: python_scalar(value) for name, value in options.items()}
     for name, value in options.items():
         _check_number(name, value, caller)
     check_params({name: PARAMS[name].constraints for name in options}, options, caller)
+    for name, value in options.items():
+        if name in _TABLES:
+            _check_table(name, value, caller)
+    return options

@@ -96,7 +96,7 @@ class Plan:
                     f"{[str(s) for s in specs]} takes.{hint} Options they take: "
                     f"{', '.join(sorted(accepted))}."
                 )
-        check_options(options, caller)
+        options = check_options(options, caller)
         return cls.resolved(specs, options)
 
     @classmethod

@@ -30,6 +30,7 @@ from decimal import Decimal
 
 import numpy as np
 
+from .._validation import check_ordered
 from ._qid_columns import column_codes
 
 __all__ = ["concatenate_ids", "id_kind", "qid_values"]
@@ -170,8 +171,11 @@ def qid_values(qid, name: str = "qid") -> tuple[np.ndarray, np.ndarray | None]:
     ValueError
         Ids not 1-D, or missing values (None, NaN, NaT, NA).
     TypeError
-        Ids of mixed types, unhashable ids, or ids that cannot be sorted.
+        Ids in a set or a mapping (no order: which row gets which id would
+        follow ``PYTHONHASHSEED``), ids of mixed types, unhashable ids, or
+        ids that cannot be sorted.
     """
+    check_ordered(qid, name, item="id")
     if isinstance(qid, str | bytes) or not (hasattr(qid, "__array__")
                                             or hasattr(qid, "__len__")):
         q = np.asarray(qid)  # a scalar: refused as not 1-D just below

@@ -176,7 +176,7 @@ def build(name: str, options: dict[str, Any], caller: str) -> MetricSpec:
             f"Metric {metric.name!r} has no parameter {shown(bad)}."
             f"{closest(bad, metric.params)} Its parameters: {', '.join(metric.params)}."
         )
-    check_options(options, caller)
+    options = check_options(options, caller)
     k = options.pop("k", None)
     params = tuple(sorted((p, _freeze(v)) for p, v in options.items()))
     return MetricSpec(metric.name, None if k is None else int(k), params)

@@ -125,7 +125,7 @@ def flat_engine(items: list, data, options) -> list:
     from ..trec._te_specs import _irm, _trec
 
     options = {k: v for k, v in options.items() if v is not None}
-    check_options(options, "evaluate")
+    options = check_options(options, "evaluate")
     if data.weights is not None:
         raise ValueError(
             "sample_weight is not supported with trec_eval's own measures "

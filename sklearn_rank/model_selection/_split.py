@@ -97,7 +97,8 @@ class _QuerySplitter(BaseCrossValidator):
         y : object
             Ignored.
         groups, qid : array-like of shape (n_rows,), default=None
-            Query id of each row; pass one of them.
+            Query id of each row; pass one of them. A set, dict or dict view
+            is refused: it has no row order.
 
         Yields
         ------
