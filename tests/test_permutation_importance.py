@@ -1,5 +1,6 @@
 """sklearn_rank.inspection.permutation_importance: scikit-learn's definition,
-scored per query with the query ids held fixed."""
+scored per query with the query ids held fixed; and the scorer's error when a
+caller routes no qid (scikit-learn's own permutation_importance)."""
 
 import numpy as np
 import pandas as pd
@@ -8,7 +9,7 @@ import pytest
 import sklearn
 from lightgbm import LGBMRanker
 from scipy import sparse
-from sklearn.compose import ColumnTransformer
+from sklearn.compose import ColumnTransformer, TransformedTargetRegressor
 from sklearn.inspection import permutation_importance as sklearn_permutation_importance
 from sklearn.linear_model import Ridge
 from sklearn.metrics import ndcg_score as sklearn_ndcg_score
@@ -210,4 +211,52 @@ def test_bad_input_is_refused_with_the_fix(data):
     with pytest.raises(TypeError, match=r"The 'X' parameter of permutation_importance must "
                                         r"be an array-like\. Got <Compressed Sparse Row"):
         permutation_importance(model, sparse.csr_matrix(X), y, qid=qid)
+
+
+# ------------------------------------------- the scorer's error when no qid arrives
+
+
+def test_under_routing_the_error_names_what_works_not_routing(data):
+    """scikit-learn's permutation_importance calls scorer(estimator, X, y): under
+    routing no qid arrives, and the error must not advise turning routing on."""
+    X, y, qid = data
+    with sklearn.config_context(enable_metadata_routing=True):
+        model = QueryRanker(Ridge()).fit(X, y, qid=qid)
+        with pytest.raises(ValueError) as info:
+            sklearn_permutation_importance(model, X, y, n_repeats=1,
+                                           scoring=make_ranking_scorer("ndcg@10"))
+    message = str(info.value)
+    assert message.startswith("The scorer for 'ndcg@10' needs the query id of each row of "
+                              "X. Metadata routing is on, but no qid reached it")
+    assert "set_config(enable_metadata_routing=True)" not in message
+    assert "scikit-learn's permutation_importance is one" in message
+    assert "sklearn_rank.inspection.permutation_importance(estimator, X, y, qid=qid)" in message
+    assert "qid_column=j" in message
+    # Routing off: the advice to turn it on stands.
+    with pytest.raises(ValueError, match=r"needs the query id of each row of X\. Either "
+                                         r"enable metadata routing \(sklearn\.set_config"):
+        sklearn_permutation_importance(model, X, y, n_repeats=1,
+                                       scoring=make_ranking_scorer("ndcg@10"))
+
+
+def test_under_routing_every_missing_qid_error_says_routing_is_on(data):
+    X, y, qid = data
+    model = QueryRanker(Ridge()).fit(X, y, qid=qid)
+    with sklearn.config_context(enable_metadata_routing=True):
+        with pytest.raises(ValueError, match=r"QueryRanker\.score needs the query id of each "
+                                             r"row of X\. Metadata routing is on"):
+            model.score(X, y)
+        with pytest.raises(ValueError, match=r"QueryKFold\.split needs the query id of each "
+                                             r"row\. Metadata routing is on, but no qid "
+                                             r"reached it.*split\(X, y, qid=qid\)"):
+            list(QueryKFold(3).split(X))
+        # A ranker hidden in a wrapper: routing is on, so the fix is to pass qid.
+        Xq = np.column_stack([X, qid])
+        wrapped = TransformedTargetRegressor(QueryRanker(Ridge(), qid_column=-1)).fit(Xq, y)
+        with pytest.raises(ValueError) as info:
+            make_ranking_scorer("ndcg@10")(wrapped, Xq, y)
+    message = str(info.value)
+    assert "cannot read query ids through TransformedTargetRegressor" in message
+    assert "set_config(enable_metadata_routing=True)" not in message
+    assert "metadata routing is on" in message
 
