@@ -33,10 +33,47 @@ NO_QID_HELP_SPLIT = (
     "split(X, y, qid=qid)."
 )
 
-ROUTING_FIX = (
-    "pass qid=<one query id per row> with metadata routing "
-    "(sklearn.set_config(enable_metadata_routing=True))"
+# Under routing the advice cannot be "enable routing": it is on, and the caller
+# (scikit-learn's permutation_importance, a scorer called by hand) routed no qid.
+_ROUTED_CALLERS = (
+    "A caller that routes no metadata to its scorer cannot pass it (scikit-learn's "
+    "permutation_importance is one): use "
+    "sklearn_rank.inspection.permutation_importance(estimator, X, y, qid=qid), which "
+    "scores with the query ids you give it, or give X a query-id column: a DataFrame "
+    "column named 'qid', or an array column named by QueryRanker(estimator, qid_column=j)."
 )
+
+NO_QID_HELP_ROUTED = (
+    "Metadata routing is on, but no qid reached it: pass qid=<one query id per row> to "
+    "the call that routes it (fit, a search's fit, cross_validate(params={'qid': qid})). "
+    + _ROUTED_CALLERS
+)
+
+NO_QID_HELP_SPLIT_ROUTED = (
+    "Metadata routing is on, but no qid reached it: pass qid=<one query id per row> to "
+    "the search's fit (cross_validate: params={'qid': qid}), or give X a DataFrame "
+    "column named 'qid' (this splitter, QueryRanker and the scorers all read it). "
+    "groups=qid alone is not enough: it reaches this splitter only, never QueryRanker.fit "
+    "or the scorers. Calling split yourself: split(X, y, qid=qid)."
+)
+
+
+def routing_on() -> bool:
+    """Whether scikit-learn's metadata routing is enabled (``enable_metadata_routing``)."""
+    import sklearn
+
+    return bool(sklearn.get_config().get("enable_metadata_routing", False))
+
+
+def routing_fix() -> str:
+    """The routing fix, worded for the current configuration: enable routing and
+    pass qid when it is off; when it is on, pass qid to a caller that routes it."""
+    if not routing_on():
+        return ("pass qid=<one query id per row> with metadata routing "
+                "(sklearn.set_config(enable_metadata_routing=True))")
+    return ("pass qid=<one query id per row> to a call that routes it (metadata routing "
+            "is on): a search's fit, cross_validate(params={'qid': qid}), or "
+            "sklearn_rank.inspection.permutation_importance(..., qid=qid)")
 
 
 def has_qid_column(X) -> bool:
@@ -67,9 +104,14 @@ def missing_qid_error(who: str, splitter: bool = False, X=None) -> ValueError:
     """The error raised when no query ids can be found, naming the fixes.
 
     With ``X``, a column whose name ends in ``__qid`` (a ColumnTransformer's
-    name for a passed-through ``qid`` column) is pointed out.
+    name for a passed-through ``qid`` column) is pointed out. Under metadata
+    routing the fixes say that routing is on and name the callers that cannot
+    route qid (scikit-learn's ``permutation_importance``) and what works there.
     """
-    help_text = NO_QID_HELP_SPLIT if splitter else NO_QID_HELP
+    if routing_on():
+        help_text = NO_QID_HELP_SPLIT_ROUTED if splitter else NO_QID_HELP_ROUTED
+    else:
+        help_text = NO_QID_HELP_SPLIT if splitter else NO_QID_HELP
     renamed = [c for c in getattr(X, "columns", ()) if str(c).endswith("__" + QID_COLUMN)]
     if renamed:
         help_text += (f" X has a column named {renamed[0]!r}: if it holds the query ids, "
@@ -127,7 +169,7 @@ def _int_position(X, key: int, who: str) -> int:
             f"{who}: an int qid_column is a column position, but X also has a column "
             f"labelled {key!r}, at position {labelled[0]}, so the int would name two "
             "columns. Give X string column names and name the query-id column "
-            f"(qid_column='...'), or {ROUTING_FIX}."
+            f"(qid_column='...'), or {routing_fix()}."
         )
     return position
 
@@ -165,7 +207,7 @@ def read_qid_column(X, position: int, who: str, *, check: bool = True,
                 f"{who}: column {position} of X is named {name!r} here but was "
                 f"{fitted_names[position]!r} in fit, so it may not hold the same query ids. "
                 f"Name the query-id column (qid_column={fitted_names[position]!r}), or "
-                f"{ROUTING_FIX}."
+                f"{routing_fix()}."
             )
     if check:
         check_qid_values(values, who, where)
@@ -198,5 +240,5 @@ def check_qid_values(values: np.ndarray, who: str, where: str) -> None:
             "ColumnTransformer may have moved or dropped the query-id column, a scaler may "
             "have scaled it. Pass it through unchanged ('passthrough') and point "
             "qid_column at it (by name after set_output(transform='pandas')), or "
-            f"{ROUTING_FIX}."
+            f"{routing_fix()}."
         )

@@ -29,6 +29,7 @@ PUBLIC_MODULES = [
     "sklearn_rank.metrics",
     "sklearn_rank.model_selection",
     "sklearn_rank.estimators",
+    "sklearn_rank.inspection",
     "sklearn_rank.datasets",
     "sklearn_rank.trec",
     "sklearn_rank.stats",

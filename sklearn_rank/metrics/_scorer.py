@@ -12,7 +12,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from .._compat import ScorerHooksMixin
-from .._queries import ROUTING_FIX, frame_qid, missing_qid_error
+from .._queries import frame_qid, missing_qid_error, routing_fix, routing_on
 from .._validation import validate_params
 from ._evaluate import evaluate
 from ._grouping import query_codes
@@ -66,14 +66,16 @@ def _refuse_hidden_ranker(estimator, who: str) -> None:
     for inner in params.values():
         column = getattr(inner, "qid_column", None)
         if callable(getattr(inner, "query_ids", None)) and column is not None:
+            fix = (f"Instead, {routing_fix()}" if routing_on() else
+                   "Enable metadata routing (sklearn.set_config(enable_metadata_routing="
+                   "True)) and pass qid=<one query id per row> to fit / "
+                   "cross_validate(params={'qid': qid})")
             raise ValueError(
                 f"{who} cannot read query ids through {type(estimator).__name__}: the "
                 f"{type(inner).__name__}(qid_column={column!r}) inside it counts the "
                 f"columns of X as {type(estimator).__name__} hands them on, which the "
                 "scorer cannot see (it sees through pipelines and fitted searches only). "
-                "Enable metadata routing (sklearn.set_config(enable_metadata_routing=True)) "
-                "and pass qid=<one query id per row> to fit / cross_validate(params={'qid': "
-                "qid}): the scorer then gets the query ids themselves."
+                f"{fix}: the scorer then gets the query ids themselves."
             )
 
 
@@ -117,7 +119,7 @@ def _check_same_queries(ranker_ids, frame_ids, ranker: str, who: str) -> None:
         f"{a.shape[0]} rows into {n_a} queries, X's 'qid' column into {n_b}"
         f"{' other ones' if n_a == n_b else ''}, so qid_column does not point at the "
         "query ids (an earlier pipeline step may have moved them). Point qid_column at "
-        f"the query-id column of X as the ranker sees it, or {ROUTING_FIX}."
+        f"the query-id column of X as the ranker sees it, or {routing_fix()}."
     )
 
 
