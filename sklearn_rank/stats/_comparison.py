@@ -28,9 +28,10 @@ class Comparison:
         (weighted) mean; the geometric mean for ``gmap`` and ``gm_bpref``; the
         sum for trec_eval's counts (``num_rel_ret``, ...).
     difference : float
-        The mean per-query difference of the compared quantity (``compared``),
-        system - baseline: the difference of the means; of the logs of the
-        geometric means; of the sums (n x the mean difference).
+        System - baseline, on the scale of the test: the difference of the
+        (weighted) means; of the logs of the geometric means (the mean
+        per-query difference of ``log(max(value, 1e-5))``); of the sums (n x
+        the mean per-query difference).
     low, high : float
         The bootstrap percentile interval of ``difference`` at level
         ``confidence``, not corrected for multiple comparisons.

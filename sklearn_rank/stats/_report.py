@@ -162,7 +162,12 @@ class Report:
         return "\n".join(lines) + "\n"
 
     def to_frame(self):
-        """One row per (system, metric), as a pandas DataFrame (requires pandas)."""
+        """One row per (system, metric), as a pandas DataFrame (requires pandas).
+
+        ``mean`` is the system's summary (:attr:`means`), ``difference``,
+        ``low`` and ``high`` are on the scale of the test (see
+        :class:`Comparison`).
+        """
         try:
             import pandas as pd
         except ImportError:  # pragma: no cover - depends on the environment
