@@ -308,7 +308,7 @@ def _named_report(names=NAMES):
     named = dict(zip(names, list(evaluations.values()) * len(names), strict=False))
     report = compare(named, n_resamples=100)
     # metric labels are text too (the CLI relabels the metrics)
-    return report.relabel({"ndcg@5": "nd|cg_5 $^~{}\\", "gmap": "[gm|ap]"}), names
+    return report.relabel({"ndcg@5": "nd|cg_5 $^~{}\\", "gmap": "[gm|ap]\n\\x"}), names
 
 
 def test_markdown_tables_parse_and_their_cells_round_trip():
@@ -318,7 +318,7 @@ def test_markdown_tables_parse_and_their_cells_round_trip():
     expected = list(report._rows())
     assert body == expected
     assert [row[1] for row in body[:len(names)]] == names
-    assert {row[0] for row in body} == {"nd|cg_5 $^~{}\\", "[gm|ap]"}
+    assert {row[0] for row in body} == {"nd|cg_5 $^~{}\\", "[gm|ap]\n\\x"}
 
 
 # ---------------------------------------------------------------- LaTeX

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["LATEX_SPECIAL", "latex_cell", "latex_pvalue", "latex_row", "markdown_cell"]
+__all__ = ["LATEX_SPECIAL", "latex_cell", "latex_comment", "latex_pvalue", "latex_row",
+           "markdown_cell"]
 
 #: Every character that is not itself in LaTeX text (OT1, no package), and
 #: what stands for it: the ten specials, and ``< > |``, which OT1 prints as
@@ -26,6 +27,12 @@ def latex_cell(text: str) -> str:
     text = _NEWLINES.sub(" ", text)
     return "".join(LATEX_SPECIAL.get(ch, ch) + ("{}" if text[i:i + 2] in _LIGATURES else "")
                    for i, ch in enumerate(text))
+
+
+def latex_comment(text: str) -> str:
+    """``text`` as one LaTeX comment line (its newlines as spaces: the text after
+    one would be read as LaTeX)."""
+    return "% " + _NEWLINES.sub(" ", text)
 
 
 def latex_row(cells) -> str:

@@ -12,7 +12,7 @@ from ._bootstrap import bootstrap_ci
 from ._comparison import TESTS, Comparison, _p, percent
 from ._constraints import LEVEL, PAIRED, RESAMPLES, SEED
 from ._corrections import CORRECTIONS, adjust, label
-from ._escape import latex_cell, latex_pvalue, latex_row, markdown_cell
+from ._escape import latex_cell, latex_comment, latex_pvalue, latex_row, markdown_cell
 from ._scale import paired_on_scale, scale_note
 from ._tests import paired_ttest, randomization_test, wilcoxon_test
 
@@ -158,7 +158,7 @@ class Report:
         lines += [latex_row(latex_pvalue(c) if j == 5 else latex_cell(c) for j, c in enumerate(r))
                   for r in rows[1:]]
         lines += [r"\bottomrule", r"\end{tabular}"]
-        lines += [f"% {note}" for note in self._scale_notes()]
+        lines += [latex_comment(note) for note in self._scale_notes()]
         return "\n".join(lines) + "\n"
 
     def to_frame(self):
