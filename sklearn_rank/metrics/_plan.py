@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ._aggregate import summarize
 from ._block_ranking import block_specs, rank_block
 from ._columns import checked_columns
 from ._data import scalar
@@ -34,8 +35,6 @@ from ._warnings import warn
 __all__ = ["MIXED_WEIGHTS", "Entry", "PerQuery", "Plan"]
 
 _EMPTY_VALUE = {"zero": 0.0, "one": 1.0, "skip": np.nan, "nan": np.nan}
-# trec_eval's gm_map floor: a query with AP 0 counts as 1e-5 in the geometric mean.
-GEOMETRIC_FLOOR = 1e-5
 MIXED_WEIGHTS = "sample_weight must be given for every chunk or for none."
 
 
@@ -265,43 +264,4 @@ def _finish(entry: Entry, values, empty, qids, weights):
              "relevant document and empty='skip', or their weights are zero); "
              "returning NaN.", RuntimeWarning)
         return values, float("nan"), n_empty
-    v = values[counted]
-    if entry.metric.aggregate == "geometric":
-        return values, float(np.exp(scaled_mean(np.log(np.maximum(v, GEOMETRIC_FLOOR)), w))), \
-            n_empty
-    return values, scaled_mean(v, w), n_empty
-
-
-def scaled_mean(values: np.ndarray, weights: np.ndarray | None = None) -> float:
-    """The (weighted) mean of finite values, without intermediate overflow.
-
-    Weights whose largest is outside [2**-500, 2**500] are first divided by a
-    power of two near it (exact; subnormal weights keep their precision), and
-    when a sum still overflows (values near 1e308) the values are scaled the
-    same way. Otherwise this is the plain formula, bit for bit.
-    """
-    if weights is not None:
-        top_w = _exponent(weights)
-        if abs(top_w) > 500:
-            weights = np.ldexp(weights, -top_w)
-    with np.errstate(over="ignore", invalid="ignore"):
-        if weights is None:
-            top, bottom = values.sum(), values.shape[0]
-        else:
-            top, bottom = (values * weights).sum(), weights.sum()
-    if np.isfinite(top) and np.isfinite(bottom):
-        return float(top / bottom)
-    v_exp = _exponent(values)
-    v = np.ldexp(values, -v_exp)
-    if weights is None:
-        mean = v.sum() / v.shape[0]
-    else:
-        w = np.ldexp(weights, -_exponent(weights))
-        mean = (v * w).sum() / w.sum()
-    return float(np.ldexp(mean, v_exp))
-
-
-def _exponent(x: np.ndarray) -> int:
-    """e with max |x| / 2**e in [0.5, 1) (0 for an all-zero array)."""
-    top = float(np.abs(x).max()) if x.size else 0.0
-    return int(np.frexp(top)[1]) if top > 0 else 0
+    return values, summarize(values[counted], entry.metric.aggregate, w), n_empty

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._corrections import label
+from ._scale import quantity
 
 __all__ = ["TESTS", "Comparison", "percent"]
 
@@ -22,9 +23,15 @@ class Comparison:
     ----------
     metric, system, baseline : str
     mean, baseline_mean : float
-        The means of the system and of the baseline over the paired queries.
+        The summaries of the system and of the baseline over the paired
+        queries, by the metric's own rule (``Evaluation.mean``'s): the
+        (weighted) mean; the geometric mean for ``gmap`` and ``gm_bpref``; the
+        sum for trec_eval's counts (``num_rel_ret``, ...).
     difference : float
-        The mean per-query difference, system - baseline.
+        System - baseline, on the scale of the test: the difference of the
+        (weighted) means; of the logs of the geometric means (the mean
+        per-query difference of ``log(max(value, 1e-5))``); of the sums (n x
+        the mean per-query difference).
     low, high : float
         The bootstrap percentile interval of ``difference`` at level
         ``confidence``, not corrected for multiple comparisons.
@@ -33,13 +40,18 @@ class Comparison:
     significant : bool
         ``pvalue_corrected < alpha``: the verdict, which is the test's.
     wins, ties, losses : int
-        Queries on which the system scores above, the same as, or below the
-        baseline.
+        Queries on which the system's compared quantity is above, the same as
+        (within 1e-12), or below the baseline's.
     effect_size : float
-        Mean difference / its standard deviation (Cohen's d for paired data).
+        Mean difference / its standard deviation (Cohen's d for paired data),
+        of the compared quantity.
     n_queries : int
     confidence, alpha : float
     test : {'randomization', 'ttest', 'wilcoxon'}
+    aggregate : {'mean', 'geometric', 'sum'}
+        The metric's summary.
+    weighted : bool
+        Whether the evaluations weigh their queries (``sample_weight``).
     """
 
     metric: str
@@ -61,6 +73,15 @@ class Comparison:
     confidence: float = 0.95
     alpha: float = 0.05
     test: str = "randomization"
+    aggregate: str = "mean"
+    weighted: bool = False
+
+    @property
+    def compared(self) -> str:
+        """The per-query quantity the test compares: ``"value"``,
+        ``"log(max(value, 1e-5))"`` (a geometric mean), ``"w * value / mean(w)"``
+        (a weighted mean)."""
+        return quantity(self.aggregate, self.weighted)
 
     def sentence(self, correction: str | None) -> str:
         """The comparison in words, for example ``"B beats A on ndcg@10 by +0.0120, 95%
@@ -79,10 +100,20 @@ class Comparison:
         else:
             claim = (f"{self.system} does not differ significantly from {self.baseline} on "
                      f"{self.metric}: ")
-        return (f"{claim}{self.difference:+.4f}, {percent(self.confidence)} bootstrap CI "
-                f"[{self.low:+.4f}, {self.high:+.4f}], p {_p(self.pvalue_corrected, True)}"
+        return (f"{claim}{self.difference:+.4f}{self._scale()}, {percent(self.confidence)} "
+                f"bootstrap CI [{self.low:+.4f}, {self.high:+.4f}], "
+                f"p {_p(self.pvalue_corrected, True)}"
                 f"{f' ({name})' if name else ''}, {self.wins} wins / {self.losses} losses"
                 f"{self._disagreement(correction)}")
+
+    def _scale(self) -> str:
+        """What the difference is of, when it is not of plain means."""
+        if self.aggregate == "sum":
+            return f" (in the sum over {self.n_queries} queries)"
+        weighted = "weighted " if self.weighted else ""
+        if self.aggregate == "geometric":
+            return f" (in the {weighted}mean of {quantity('geometric', False)} per query)"
+        return " (in the weighted mean)" if self.weighted else ""
 
     def _disagreement(self, correction: str | None) -> str:
         """Why the interval and the verdict disagree (``"; ..."``), or ``""``."""

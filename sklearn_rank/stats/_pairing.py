@@ -139,6 +139,19 @@ def _check_comparable(qa: np.ndarray, qb: np.ndarray) -> None:
 # ---------------------------------------------------------------- pairing
 
 
+def weights_of(evaluation: Evaluation, qids) -> np.ndarray | None:
+    """The query weights of ``evaluation`` for the paired query ids ``qids``
+    (from :func:`paired_values`), NaN for an id it does not hold (a query
+    paired under ``missing='zero'``); None when it is unweighted."""
+    if evaluation.weights is None:
+        return None
+    ids = np.asarray(qids)
+    at, found, _, _ = _match(ids, np.asarray(evaluation.qids))
+    weights = np.full(ids.shape[0], np.nan)
+    weights[at] = np.asarray(evaluation.weights, dtype=np.float64)[found]
+    return weights
+
+
 def _paired_evaluations(a: Evaluation, b: Evaluation, metric, missing):
     ka, kb = metric_of(a, metric), metric_of(b, metric)
     qa, qb = np.asarray(a.qids), np.asarray(b.qids)

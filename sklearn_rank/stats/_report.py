@@ -12,7 +12,8 @@ from ._bootstrap import bootstrap_ci
 from ._comparison import TESTS, Comparison, _p, percent
 from ._constraints import LEVEL, PAIRED, RESAMPLES, SEED
 from ._corrections import CORRECTIONS, adjust, label
-from ._pairing import paired_values
+from ._escape import latex_cell, latex_comment, latex_pvalue, latex_row, markdown_cell
+from ._scale import paired_on_scale, scale_note
 from ._tests import paired_ttest, randomization_test, wilcoxon_test
 
 __all__ = ["Comparison", "Report", "compare"]
@@ -24,15 +25,23 @@ class Report:
     Attributes
     ----------
     means : dict of system -> dict of metric -> float
-        Mean of every system on every metric (over the compared queries).
+        The summary of every system on every metric over the compared queries,
+        by the metric's own rule (that of ``Evaluation.mean``): the (weighted)
+        mean; the geometric mean for ``gmap`` and ``gm_bpref``; the sum for
+        trec_eval's counts (``num_rel_ret``, ...).
     comparisons : list of Comparison
         One per (system other than the baseline, metric).
     baseline : str
     test, correction : str
     alpha, confidence : float
+    aggregates : dict of metric -> {'mean', 'geometric', 'sum'}
+        How each metric is summarised.
+    weighted : bool
+        Whether the evaluations weigh their queries (``sample_weight``).
     """
 
-    def __init__(self, means, comparisons, baseline, test, correction, alpha, confidence):
+    def __init__(self, means, comparisons, baseline, test, correction, alpha, confidence,
+                 aggregates=None, weighted=False):
         self.means = means
         self.comparisons = comparisons
         self.baseline = baseline
@@ -40,6 +49,8 @@ class Report:
         self.correction = correction
         self.alpha = alpha
         self.confidence = confidence
+        self.aggregates = dict(aggregates or {})
+        self.weighted = weighted
 
     @property
     def metrics(self) -> list[str]:
@@ -81,6 +92,16 @@ class Report:
                 "disagree); W/T/L: queries won, tied, lost against the baseline; d: mean "
                 "difference / its standard deviation (Cohen's d for paired data)")
 
+    def _scale_notes(self) -> list[str]:
+        """A line per metric whose columns are not plain means: what they hold."""
+        lines = []
+        for metric in self.metrics:
+            n = next((c.n_queries for c in self.comparisons if c.metric == metric), None)
+            line = scale_note(metric, self.aggregates.get(metric, "mean"), self.weighted, n)
+            if line is not None:
+                lines.append(line)
+        return lines
+
     def __str__(self) -> str:
         rows = list(self._rows())
         header = self._header()
@@ -89,7 +110,7 @@ class Report:
         lines.append("  ".join("-" * w for w in widths))
         lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
                   for r in rows]
-        lines += ["", self._note(), ""]
+        lines += ["", self._note(), *self._scale_notes(), ""]
         lines += [c.sentence(self.correction) for c in self.comparisons]
         return "\n".join(lines)
 
@@ -101,38 +122,52 @@ class Report:
                  for system, by_metric in self.means.items()}
         comparisons = [replace(c, metric=names.get(c.metric, c.metric))
                        for c in self.comparisons]
+        aggregates = {names.get(m, m): a for m, a in self.aggregates.items()}
         return Report(means, comparisons, self.baseline, self.test, self.correction,
-                      self.alpha, self.confidence)
+                      self.alpha, self.confidence, aggregates, self.weighted)
 
     def __repr__(self) -> str:
         return (f"Report(systems={self.systems}, metrics={self.metrics}, "
                 f"baseline={self.baseline!r}, test={self.test!r})")
 
     def to_markdown(self) -> str:
-        """The comparison table in GitHub-flavoured Markdown."""
+        """The comparison table in GitHub-flavoured Markdown, then the notes.
+
+        Every cell is escaped (``|`` as ``\\|``, a backslash as ``\\\\``, a
+        newline as ``<br>``), so any system or metric name keeps the table's
+        columns.
+        """
         rows = [self._header(), *self._rows()]
-        lines = ["| " + " | ".join(rows[0]) + " |",
-                 "|" + "|".join(["---"] * 2 + ["---:"] * (len(rows[0]) - 2)) + "|"]
-        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows[1:]]
-        return "\n".join(lines) + f"\n\n{self._note()}\n"
+        lines = ["| " + " | ".join(markdown_cell(c) for c in r) + " |" for r in rows]
+        lines.insert(1, "|" + "|".join(["---"] * 2 + ["---:"] * (len(rows[0]) - 2)) + "|")
+        notes = "\n\n".join([self._note(), *self._scale_notes()])
+        return "\n".join(lines) + f"\n\n{notes}\n"
 
     def to_latex(self) -> str:
-        """The comparison table as a LaTeX ``tabular`` (booktabs)."""
-        def escape(text: str) -> str:
-            for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"),
-                         ("_", r"\_"), ("#", r"\#"), ("Δ", r"$\Delta$"), ("*", r"$^*$")):
-                text = text.replace(a, b)
-            return text
+        """The comparison table as a LaTeX ``tabular`` (booktabs).
 
+        Every special character of a cell is escaped (``\\ { } $ & # ^ _ % ~``
+        and ``< > |``, which OT1 fonts print as other glyphs), so any system
+        or metric name compiles. What the columns hold for a metric that is not
+        an unweighted mean (``gmap``, a count, a weighted evaluation) follows
+        as ``%`` comment lines, for the caption.
+        """
         rows = [self._header(), *self._rows()]
         lines = [r"\begin{tabular}{ll" + "r" * (len(rows[0]) - 2) + "}", r"\toprule",
-                 " & ".join(escape(c) for c in rows[0]) + r" \\", r"\midrule"]
-        lines += [" & ".join(escape(c) for c in r) + r" \\" for r in rows[1:]]
+                  latex_row(latex_cell(c) for c in rows[0]), r"\midrule"]
+        lines += [latex_row(latex_pvalue(c) if j == 5 else latex_cell(c) for j, c in enumerate(r))
+                  for r in rows[1:]]
         lines += [r"\bottomrule", r"\end{tabular}"]
+        lines += [latex_comment(note) for note in self._scale_notes()]
         return "\n".join(lines) + "\n"
 
     def to_frame(self):
-        """One row per (system, metric), as a pandas DataFrame (requires pandas)."""
+        """One row per (system, metric), as a pandas DataFrame (requires pandas).
+
+        ``mean`` is the system's summary (:attr:`means`), ``difference``,
+        ``low`` and ``high`` are on the scale of the test (see
+        :class:`Comparison`).
+        """
         try:
             import pandas as pd
         except ImportError:  # pragma: no cover - depends on the environment
@@ -178,7 +213,9 @@ def compare(evaluations: dict, *, baseline=None, metrics=None, test="randomizati
     baseline : str, default=None
         The system the others are compared with; the first one by default.
     metrics : list of str, default=None
-        Metrics to compare; by default every metric all evaluations share.
+        Metrics to compare, each held by every evaluation; by default every
+        metric all evaluations share (an error names each one's metrics when
+        they share none).
     test : {'randomization', 'ttest', 'wilcoxon'}, default='randomization'
         The paired test for each (system, metric).
     correction : {'holm', 'bonferroni', 'fdr_bh'} or None, default='holm'
@@ -214,8 +251,36 @@ def compare(evaluations: dict, *, baseline=None, metrics=None, test="randomizati
         sentence per comparison; ``to_frame()``, ``to_markdown()``,
         ``to_latex()``.
 
+    Raises
+    ------
+    ValueError
+        When the evaluations share no metric, or one lacks a metric of
+        ``metrics``; when one evaluation is weighted (``sample_weight``) and
+        another not, or they weigh a query differently; and as
+        :func:`paired_values` for the queries.
+
     Notes
     -----
+    Each system's summary (the ``mean`` column, :attr:`Report.means`) is its
+    evaluation's ``Evaluation.mean``, by the same rule, over the compared
+    queries: the weighted mean for a weighted evaluation; the geometric mean
+    exp(mean(log(max(value, 1e-5)))) for ``gmap`` (trec_eval's ``gm_map``) and
+    ``gm_bpref``; the sum over queries for trec_eval's counts (``num_rel_ret``,
+    ``num_ret``, ``num_rel``, ``num_q``; ir_measures' ``NumRet``, ...). The
+    tests, the interval, the effect size and wins / ties / losses compare the
+    per-query quantity whose mean that summary is, and the report says which
+    in a line per metric:
+
+    - a geometric mean: log(max(value, 1e-5)) per query, so the difference
+      is that of the logs of the geometric means (exp of it is their ratio);
+    - a sum: the per-query values; the difference and its interval are of
+      the sums, n times the mean per-query difference (the test is the same);
+    - a weighted mean: w * value / mean(w) per query (w the query weights,
+      shared by the evaluations), whose mean is the weighted mean: the
+      randomization test flips the signs of the weighted differences, and the
+      bootstrap resamples them (the denominator, the sum of the weights, held
+      at its value); wins, ties and losses count queries, unweighted.
+
     The verdict ("beats", "trails", "does not differ significantly") is the
     test's, after the correction. The interval describes the size of the
     difference; it is a different method (a bootstrap percentile interval,
@@ -251,28 +316,28 @@ def compare(evaluations: dict, *, baseline=None, metrics=None, test="randomizati
     """
     names = _systems(evaluations, baseline)
     baseline = names[0] if baseline is None else baseline
-    if metrics is None:
-        metrics = [str(m) for m in evaluations[baseline].metrics
-                   if all(str(m) in ev.per_query for ev in evaluations.values())]
+    metrics = _metrics(evaluations, baseline, metrics)
     run_test = {"randomization": lambda x, y: randomization_test(
                     x, y, n_resamples=n_resamples, random_state=random_state),
                 "ttest": paired_ttest, "wilcoxon": wilcoxon_test}[test]
-    rows = []
+    rows, aggregates, weighted = [], {}, False
     means = {name: {} for name in names}
     for metric in metrics:
         for name in names:
-            x, y, _ = paired_values(evaluations[name], evaluations[baseline], metric=metric,
-                                    missing=missing)
-            means[name][metric] = float(x.mean())
+            paired = paired_on_scale(evaluations, name, baseline, metric, missing)
+            means[name][metric] = paired.mean
+            aggregates[metric] = paired.aggregate
+            weighted = weighted or paired.weighted
             if name != baseline:
-                ci = bootstrap_ci(x - y, confidence=confidence, n_resamples=n_resamples,
-                                  random_state=random_state)
-                rows.append(_row(metric, name, baseline, x, y, ci, run_test))
+                ci = bootstrap_ci(paired.x - paired.y, confidence=confidence,
+                                  n_resamples=n_resamples, random_state=random_state)
+                rows.append(_row(metric, name, baseline, paired, ci, run_test))
     adjusted = adjust(np.asarray([row["pvalue"] for row in rows]), correction)
     comparisons = [Comparison(**row, pvalue_corrected=float(pa), significant=bool(pa < alpha),
                               confidence=confidence, alpha=alpha, test=test)
                    for row, pa in zip(rows, adjusted, strict=True)]
-    return Report(means, comparisons, baseline, test, correction, alpha, confidence)
+    return Report(means, comparisons, baseline, test, correction, alpha, confidence,
+                  aggregates, weighted)
 
 
 def _systems(evaluations, baseline) -> list:
@@ -289,15 +354,48 @@ def _systems(evaluations, baseline) -> list:
     return names
 
 
-def _row(metric, name, baseline, x, y, ci, run_test) -> dict:
+def _metrics(evaluations, baseline, metrics) -> list:
+    """The metrics to compare: those given, held by every evaluation, or by
+    default those all evaluations share; an error naming each side's metrics
+    when there is none."""
+    def held():
+        return "; ".join(f"{name!r} holds {', '.join(map(str, ev.metrics))}"
+                         for name, ev in evaluations.items())
+
+    if metrics is None:
+        metrics = [str(m) for m in evaluations[baseline].metrics
+                   if all(str(m) in ev.per_query for ev in evaluations.values())]
+        if not metrics:
+            raise ValueError(
+                f"The evaluations share no metric ({held()}), so there is nothing to "
+                "compare. Evaluate every system with the same metrics (trec_eval's "
+                "ndcg_cut.10, with linear gains, is not ndcg@10), or pass metrics=[...] "
+                "naming a metric every evaluation holds.")
+        return metrics
+    metrics = [str(m) for m in metrics]
+    if not metrics:
+        raise ValueError("metrics is empty; pass the metrics to compare, or None for every "
+                         "metric the evaluations share.")
+    for metric in metrics:
+        lacking = [name for name, ev in evaluations.items() if metric not in ev.per_query]
+        if lacking:
+            raise ValueError(f"metrics: {metric!r} is not a metric of evaluations"
+                             f"[{lacking[0]!r}] ({held()}).")
+    return metrics
+
+
+def _row(metric, name, baseline, paired, ci, run_test) -> dict:
     """The fields of one :class:`Comparison` but the corrected p-value."""
-    d = x - y
+    d = paired.x - paired.y
     sd = d.std(ddof=1) if d.shape[0] > 1 else 0.0
-    return dict(metric=metric, system=name, baseline=baseline,
-                mean=float(x.mean()), baseline_mean=float(y.mean()),
-                difference=float(d.mean()), low=ci.low, high=ci.high,
-                pvalue=float(run_test(x, y).pvalue) if np.any(d != 0) else 1.0,
-                wins=int((d > 1e-12).sum()), ties=int((np.abs(d) <= 1e-12).sum()),
-                losses=int((d < -1e-12).sum()),
+    return dict(metric=metric, system=name, baseline=baseline, mean=paired.mean,
+                baseline_mean=paired.baseline_mean,
+                difference=float(d.sum() if paired.aggregate == "sum" else d.mean()),
+                low=ci.low * paired.factor, high=ci.high * paired.factor,
+                pvalue=float(run_test(paired.x, paired.y).pvalue) if np.any(d != 0) else 1.0,
+                wins=int((paired.ties > 1e-12).sum()),
+                ties=int((np.abs(paired.ties) <= 1e-12).sum()),
+                losses=int((paired.ties < -1e-12).sum()),
                 effect_size=float(d.mean() / sd) if sd > 0 else 0.0,
-                n_queries=int(d.shape[0]))
+                n_queries=int(d.shape[0]), aggregate=paired.aggregate,
+                weighted=paired.weighted)
