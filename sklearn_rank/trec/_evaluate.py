@@ -155,15 +155,17 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     >>> evaluate_run(intents, run, ["StRecall@1", "P_IA@3"]).per_query["P_IA@3"]
     array([0.5])
     """
-    run = _as_table(run, Run, read_run, "run")
     listed = listed_metrics(metrics)
     engine = {i: item for i, metric in enumerate(listed)
               if (item := engine_item(metric)) is not None}
+    rest = [metric for i, metric in enumerate(listed) if i not in engine]
+    if rest:  # (a misspelt metric is told before anything is read)
+        _parsed(rest)
+    run = _as_table(run, Run, read_run, "run")
     qrels, subtopics = _judgments(qrels, engine, len(listed))
     if not engine:
         return _evaluate(metrics, relevance_level, options,
                          lambda only: _trec_columns(qrels, run, complete, judged_only or only))
-    rest = [metric for i, metric in enumerate(listed) if i not in engine]
     registry = None
     if rest:
         registry = _evaluate(rest, relevance_level, options,
@@ -194,11 +196,7 @@ def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
     ``columns(judged_only)`` gives (the arguments of ``ranked_data``); specs
     with ``judged_only`` (ir_measures' ``judged_only=True``) on the judged
     documents alone."""
-    try:
-        specs = parse_specs(metrics)
-    except ValueError as error:
-        _point_to_trec_eval(metrics, error)
-        raise
+    specs = _parsed(metrics)
     options = {"convention": "trec_eval", **options}
     if any("threshold" in s.info.params for s in specs):
         options.setdefault("threshold", relevance_level)
@@ -211,6 +209,16 @@ def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
             parts.append(plan.evaluate(ranked_data(labels, lengths, qids,
                                                    n_retrieved=n_retrieved, judged=judged)))
     return parts[0] if len(parts) == 1 else _merged(parts, specs)
+
+
+def _parsed(metrics) -> list:
+    """The specs of ``metrics``, or an error that points a trec_eval measure
+    the registry does not know to ``trec_eval()``."""
+    try:
+        return parse_specs(metrics)
+    except ValueError as error:
+        _point_to_trec_eval(metrics, error)
+        raise
 
 
 def _merged(parts: list, specs: list) -> Evaluation:
