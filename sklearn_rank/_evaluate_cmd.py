@@ -7,7 +7,7 @@ import os
 import sys
 
 from ._cli_support import EPILOG, READER, Append, CommandError, integer, option, real, write
-from ._formats import FORMATS
+from ._formats import FORMATS, IDS_HELP
 
 __all__ = ["add_parser", "run", "run_compare"]
 
@@ -21,6 +21,7 @@ labels: a measure is printed under trec_eval's name (ndcg_cut_10, P_5, map) when
 is exactly trec_eval's measure, else under its canonical spec
 ("ndcg(gain='linear', empty='one')@10"), so no two results share a label.
 json: a value that is not a number (empty='nan') is written as null.
+{IDS_HELP}
 
 {EPILOG}"""
 _PROGRESS_BYTES = 16 << 20  # files at least this big report reading progress
