@@ -43,8 +43,11 @@ LIBRARIES = {"pandas": pd.DataFrame, "polars": pl.DataFrame}
 
 
 def _cli(*args, check=True) -> subprocess.CompletedProcess:
+    # stdout as under a UTF-8 locale (strict errors), where a lone surrogate
+    # written as text would fail; the C locale's stdout would hide that
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
     proc = subprocess.run([sys.executable, "-m", "sklearn_rank", *map(str, args)],
-                          capture_output=True, timeout=300)
+                          capture_output=True, timeout=300, env=env)
     if check:
         assert proc.returncode == 0, proc.stderr
     return proc
