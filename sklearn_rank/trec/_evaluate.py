@@ -116,7 +116,8 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     Returns
     -------
     evaluation : Evaluation
-        Per-query values and means; ``.qids`` are the evaluated queries. For
+        Per-query values and means; ``.qids`` are the evaluated queries (str,
+        exactly the files' ids: see :attr:`Qrels.qid`). For
         a trec_eval-engine measure ``mean`` is trec_eval's summary: a sum for
         the counts (``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``,
         ``num_nonrel_judged_ret``, ``NumRet``, ``NumRel``, ``NumQ``; their

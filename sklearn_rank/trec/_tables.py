@@ -256,8 +256,9 @@ class Qrels(_Table):
 
     Parameters
     ----------
-    qid, docno : array-like of str
-        Query and document ids.
+    qid, docno : array-like of str or bytes
+        Query and document ids; each (qid, docno) pair once (twice is a
+        ``ValueError`` naming both rows).
     rel : array-like of int
         Relevance levels: whole numbers (``2`` or ``2.0``; ``1.5`` is a
         ``ValueError``, as trec_eval reads levels as integers and would
@@ -268,8 +269,10 @@ class Qrels(_Table):
     Attributes
     ----------
     qid, docno : ndarray of str
-        Object arrays when the ids differ greatly in length (a few very long
-        ones), so that memory stays proportional to their bytes.
+        Exactly the ids: bytes that are not UTF-8 as ``surrogateescape``
+        decodes them (``"\\udcff"`` for ``0xff``). Object arrays when the ids
+        differ greatly in length (a few very long ones), so that memory stays
+        proportional to their bytes.
     rel : ndarray of float
     """
 
@@ -329,8 +332,9 @@ class Run(_Table):
 
     Parameters
     ----------
-    qid, docno : array-like of str
-        Query and document ids.
+    qid, docno : array-like of str or bytes
+        Query and document ids; each (qid, docno) pair once (twice is a
+        ``ValueError`` naming both rows).
     score : array-like of float
         Retrieval scores, finite (trec_eval ranks by decreasing score, ties
         by decreasing document id; the rank column of a run file is ignored).
@@ -340,8 +344,10 @@ class Run(_Table):
     Attributes
     ----------
     qid, docno : ndarray of str
-        Object arrays when the ids differ greatly in length (a few very long
-        ones), so that memory stays proportional to their bytes.
+        Exactly the ids: bytes that are not UTF-8 as ``surrogateescape``
+        decodes them (``"\\udcff"`` for ``0xff``). Object arrays when the ids
+        differ greatly in length (a few very long ones), so that memory stays
+        proportional to their bytes.
     score : ndarray of float
     name : str
     """
