@@ -234,7 +234,7 @@ def test_python_keeps_ids_exactly(latin1):
         ev.per_query["map"], rel=1e-12)
     from_bytes = Run([b"q\xff"], [b"d1"], [1.0])
     assert from_bytes.qid.tolist() == ["q\udcff"]
-    with pytest.raises(ValueError, match=r"qid id 'q\\ud800' holds the lone surrogate U\+D800"):
+    with pytest.raises(ValueError, match=r"qid 'q\\ud800' holds the lone surrogate U\+D800"):
         Run(["q\ud800"], ["d"], [1.0])
 
 

@@ -55,7 +55,7 @@ def _utf8(text: str, what: str) -> bytes:
         return text.encode("utf-8", ID_ERRORS)
     except UnicodeEncodeError as error:
         raise ValueError(
-            f"{what} id {text!r} holds the lone surrogate "
+            f"{what} {text!r} holds the lone surrogate "
             f"U+{ord(text[error.start]):04X}, which is no UTF-8 text and no byte of a file "
             "(only U+DC80..U+DCFF stand for bytes, as Python decodes file names); give "
             "the id as bytes or as valid text.") from None
