@@ -196,6 +196,9 @@ def write(text: str) -> None:
     Under ``python -u`` / PYTHONUNBUFFERED, ``sys.stdout.write`` hands a big
     text to the file in one system call and drops what a closing pipe did not
     take, without an error; the bytes are written here until they are all out.
+    Ids read from files that are not UTF-8 are text with lone surrogates
+    (``surrogateescape``, see :mod:`sklearn_rank.trec._tables`): they are
+    written as the bytes they stand for, as trec_eval writes them.
     """
     stream = sys.stdout
     if stream is None:  # started with stdout closed
@@ -205,7 +208,8 @@ def write(text: str) -> None:
         stream.write(text)
         return
     stream.flush()
-    data = memoryview(text.encode(stream.encoding, stream.errors))
+    errors = "surrogateescape" if stream.errors == "strict" else stream.errors
+    data = memoryview(text.encode(stream.encoding, errors))
     while data:
         n = buffer.write(data)
         data = data[len(data) if n is None else n:]

@@ -7,7 +7,7 @@ import os
 import sys
 
 from ._cli_support import EPILOG, READER, Append, CommandError, integer, option, real, write
-from ._formats import FORMATS
+from ._formats import FORMATS, IDS_HELP
 
 __all__ = ["add_parser", "run", "run_compare"]
 
@@ -28,6 +28,7 @@ labels: a value is labelled with the spelling asked for, canonically written
 only --format trec prints trec_eval's name for a spec that is exactly trec_eval's
 measure.
 json: a value that is not a number (empty='nan') is written as null.
+{IDS_HELP}
 
 {EPILOG}"""
 _PROGRESS_BYTES = 16 << 20  # files at least this big report reading progress

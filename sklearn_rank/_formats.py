@@ -2,23 +2,45 @@
 
 Each takes the run names, their evaluations, the label of every result key
 (see ``_evaluate_cmd._labels``) and whether to print every query, and
-returns the text.
+returns the text. Ids are kept exactly (:data:`IDS_HELP`): the text holds
+an id that is not UTF-8 with lone surrogates, which ``_cli_support.write``
+writes as the id's bytes and JSON as ``\\udcXX`` escapes; and a query whose
+id is ``all`` stays apart from the summary (except in trec_eval's own
+lines, where trec_eval prints both as ``all``).
 """
 
 from __future__ import annotations
 
 import math
 
-__all__ = ["FORMATS"]
+__all__ = ["FORMATS", "IDS_HELP"]
+
+#: What ``sklearn-rank evaluate --help`` says of the ids in each format.
+IDS_HELP = """\
+ids: query ids and run tags are written exactly as the files hold them: in
+trec and csv output an id that is not UTF-8 keeps its bytes (trec is byte for
+byte trec_eval's); JSON, which is UTF-8 text, writes each byte that is not
+UTF-8 as a lone surrogate escape (0xff as "\\udcff", Python's surrogateescape:
+json.loads(...).encode("utf-8", "surrogateescape") gives the bytes back),
+which no UTF-8 id can produce; the table, for reading, shows it as \\xff.
+all: with -q, trec lines name the summary 'all' (as trec_eval); the table
+prints a query as 'measure [qid]' and the summary as 'measure', and csv gives
+every row a 'summary' column (1 for the summary, whose qid is 'all'; 0 for a
+query), so a query whose id is 'all' stays apart from the summary."""
 
 
 def _rows(evaluation, labels, per_query):
-    """(measure, qid or 'all', value) in trec_eval's order: queries, then all."""
+    """(measure, qid, value) in trec_eval's order: queries, then the summary
+    (qid None)."""
     for key, label in labels.items():
         if per_query:
             for qid, value in zip(evaluation.qids, evaluation.per_query[key], strict=True):
                 yield label, str(qid), float(value)
-        yield label, "all", evaluation.mean[key]
+        yield label, None, evaluation.mean[key]
+
+
+def _trec_qid(qid: str | None) -> str:
+    return "all" if qid is None else qid
 
 
 def trec(names, results, labels, per_query) -> str:
@@ -29,8 +51,8 @@ def trec(names, results, labels, per_query) -> str:
         # counts (num_ret, NumQ, ...: trec_eval-engine sums) print as integers
         counts = {labels[str(m)] for m in evaluation.metrics
                   if getattr(m, "summary", None) == "sum" and str(m) in labels}
-        lines += [f"{label:<22}\t{qid}\t{int(value)}" if label in counts
-                  else f"{label:<22}\t{qid}\t{value:.4f}"
+        lines += [f"{label:<22}\t{_trec_qid(qid)}\t{int(value)}" if label in counts
+                  else f"{label:<22}\t{_trec_qid(qid)}\t{value:.4f}"
                   for label, qid, value in _rows(evaluation, labels, per_query)]
     return "\n".join(lines) + "\n"
 
@@ -41,8 +63,9 @@ def table(names, results, labels, per_query) -> str:
     body = []
     for cells in zip(*per_run, strict=True):  # one row per (measure, qid), a column per run
         label, qid, _ = cells[0]
-        body.append([label if qid == "all" else f"{label} [{qid}]",
+        body.append([label if qid is None else f"{label} [{_readable(qid)}]",
                      *(f"{value:.4f}" for _, _, value in cells)])
+    names = [_readable(name) for name in names]
     header = ["measure", *names]
     widths = [max(len(header[j]), *(len(r[j]) for r in body)) for j in range(len(header))]
     lines = [_aligned(header, widths), "  ".join("-" * w for w in widths)]
@@ -50,6 +73,15 @@ def table(names, results, labels, per_query) -> str:
     n_queries = ", ".join(f"{name}: {ev.n_queries}"
                           for name, ev in zip(names, results, strict=True))
     return "\n".join(lines) + f"\n\nqueries evaluated: {n_queries}\n"
+
+
+def _readable(text: str) -> str:
+    """An id for the table, which people read: a byte that is not UTF-8 (a
+    lone surrogate, see the module's doc) as ``\\xff``, which a terminal shows
+    (it would draw every such byte as the same replacement character)."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _aligned(cells, widths) -> str:
@@ -87,10 +119,10 @@ def to_csv(names, results, labels, per_query) -> str:
 
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["run", "measure", "qid", "value"])
+    writer.writerow(["run", "measure", "qid", "value", "summary"])
     for name, evaluation in zip(names, results, strict=True):
         for label, qid, value in _rows(evaluation, labels, per_query):
-            writer.writerow([name, label, qid, repr(value)])
+            writer.writerow([name, label, _trec_qid(qid), repr(value), int(qid is None)])
     return buffer.getvalue()
 
 

@@ -363,8 +363,8 @@ def test_evaluate_json_csv_table_and_flags(tmp_path):
     assert bm25["mean"]["recip_rank"] == pytest.approx(0.5)
     csv_text = _run("evaluate", qrels, run_a, "-m", "P.1", "-l", "2", "--format", "csv").stdout
     rows = list(csv.reader(io.StringIO(csv_text)))
-    assert rows[0] == ["run", "measure", "qid", "value"]
-    assert rows[1] == ["bm25", "P_1", "all", "0.5"]  # -l 2: only q1's d1 is relevant
+    assert rows[0] == ["run", "measure", "qid", "value", "summary"]
+    assert rows[1] == ["bm25", "P_1", "all", "0.5", "1"]  # -l 2: only q1's d1 is relevant
     table = _run("evaluate", qrels, run_a, run_b, "-m", "map").stdout
     header, rule, row = table.splitlines()[:3]
     assert header.split() == ["measure", "bm25", "dense"]

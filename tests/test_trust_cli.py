@@ -349,9 +349,9 @@ def test_two_measures_under_one_trec_name_keep_their_own_labels(files, capsys):
 
     assert main([*base, "--format", "csv"]) == 0
     rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))[1:]
-    assert {(m, q) for _, m, q, _ in rows} == {(m, q) for m in (EXACT, ONE)
-                                              for q in ("q1", "q2", "q4", "all")}
-    assert float(next(v for _, m, q, v in rows if (m, q) == (ONE, "q4"))) == 1.0
+    assert {(m, q) for _, m, q, _, _ in rows} == {(m, q) for m in (EXACT, ONE)
+                                                 for q in ("q1", "q2", "q4", "all")}
+    assert float(next(v for _, m, q, v, _ in rows if (m, q) == (ONE, "q4"))) == 1.0
 
     assert main([*base, "--format", "trec"]) == 0
     lines = [line.split("\t") for line in capsys.readouterr().out.splitlines()]

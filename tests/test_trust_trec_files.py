@@ -337,13 +337,14 @@ def test_bytes_no_text_file_holds(tmp_path, data, message, parser):
 
 
 def test_ids_are_bytes_whatever_their_encoding(tmp_path, parser):
-    """Latin-1 ids are matched as bytes (trec_eval's strcmp); shown with
-    replacement characters."""
+    """Latin-1 ids are matched as bytes (trec_eval's strcmp); shown as
+    Python decodes file names (surrogateescape), which gives the bytes back."""
     qrels = read_qrels(_write(tmp_path / "q", b"q1 0 caf\xe9 1\nq1 0 cafe 0\n"),
                        engine=parser)
     run = read_run(_write(tmp_path / "r", b"q1 Q0 cafe 1 2 t\nq1 Q0 caf\xe9 2 1 t\n"),
                    engine=parser)
-    assert qrels.docno.tolist() == ["caf\ufffd", "cafe"]
+    assert qrels.docno.tolist() == ["caf\udce9", "cafe"]
+    assert qrels.docno[0].encode("utf-8", "surrogateescape") == b"caf\xe9"
     assert evaluate_run(qrels, run, ["recip_rank"]).mean["recip_rank"] == 0.5
 
 

@@ -31,16 +31,23 @@ def _clamp(values: np.ndarray, high: int) -> np.ndarray:
     return np.minimum(values, high, out=values)
 
 
+#: How bytes that are not UTF-8 are carried in an id's text: as Python
+#: decodes file names, the byte 0xff as the lone surrogate U+DCFF (exact:
+#: different ids, different texts; ``text.encode("utf-8", ID_ERRORS)`` gives
+#: the bytes back).
+ID_ERRORS = "surrogateescape"
+
+
 def _text(strings: np.ndarray) -> np.ndarray:
-    """A bytes array (``'S'`` or object) as str, UTF-8 (invalid bytes replaced)."""
+    """A bytes array (``'S'`` or object) as str, UTF-8 (:data:`ID_ERRORS`)."""
     if strings.dtype.kind == "O":
         out = np.empty(strings.shape[0], dtype=object)
-        out[:] = [s.decode("utf-8", "replace") for s in strings.tolist()]
+        out[:] = [s.decode("utf-8", ID_ERRORS) for s in strings.tolist()]
         return out
     try:
         return strings.astype(str)
     except UnicodeDecodeError:
-        return np.char.decode(strings, "utf-8", "replace")
+        return np.char.decode(strings, "utf-8", ID_ERRORS)
 
 
 def _gather(buf: np.ndarray, start: np.ndarray, width: int, *,
@@ -369,7 +376,7 @@ class _Column:
         return ranks
 
     def texts(self, rows=None) -> np.ndarray:
-        """The strings (of ``rows``) as str (UTF-8, invalid bytes replaced): a
+        """The strings (of ``rows``) as str (UTF-8, :data:`ID_ERRORS`): a
         ``'U'`` array, or an object array when :attr:`compact` is False."""
         if self.compact:
             return _text(self.fixed(rows))

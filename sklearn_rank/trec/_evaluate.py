@@ -118,7 +118,8 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     Returns
     -------
     evaluation : Evaluation
-        Per-query values and means; ``.qids`` are the evaluated queries. For
+        Per-query values and means; ``.qids`` are the evaluated queries (str,
+        exactly the files' ids: see :attr:`Qrels.qid`). For
         a trec_eval-engine measure ``mean`` is trec_eval's summary: a sum for
         the counts (``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``,
         ``num_nonrel_judged_ret``, ``NumRet``, ``NumRel``, ``NumQ``; their
@@ -157,15 +158,17 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     >>> evaluate_run(intents, run, ["StRecall@1", "P_IA@3"]).per_query["P_IA@3"]
     array([0.5])
     """
-    run = _as_table(run, Run, read_run, "run")
     listed = listed_metrics(metrics)
     engine = {i: item for i, metric in enumerate(listed)
               if (item := engine_item(metric)) is not None}
+    rest = [metric for i, metric in enumerate(listed) if i not in engine]
+    if rest:  # (a misspelt metric is told before anything is read)
+        _parsed(rest)
+    run = _as_table(run, Run, read_run, "run")
     qrels, subtopics = _judgments(qrels, engine, len(listed))
     if not engine:
         return _evaluate(metrics, relevance_level, options,
                          lambda only: _trec_columns(qrels, run, complete, judged_only or only))
-    rest = [metric for i, metric in enumerate(listed) if i not in engine]
     registry = None
     if rest:
         registry = _evaluate(rest, relevance_level, options,
@@ -196,11 +199,7 @@ def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
     ``columns(judged_only)`` gives (the arguments of ``ranked_data``); specs
     with ``judged_only`` (ir_measures' ``judged_only=True``) on the judged
     documents alone."""
-    try:
-        specs = parse_specs(metrics)
-    except ValueError as error:
-        _point_to_trec_eval(metrics, error)
-        raise
+    specs = _parsed(metrics)
     options = dict(options)
     if any("threshold" in s.info.params for s in specs):
         options.setdefault("threshold", relevance_level)
@@ -244,6 +243,16 @@ def _in_trec_order(plan: Plan, options) -> Plan:
     order (their keys unchanged)."""
     return Plan(replace(entry, options={**entry.options, "ties": TREC_ORDER})
                 if in_trec_order(entry.spec, options) else entry for entry in plan.entries)
+
+
+def _parsed(metrics) -> list:
+    """The specs of ``metrics``, or an error that points a trec_eval measure
+    the registry does not know to ``trec_eval()``."""
+    try:
+        return parse_specs(metrics)
+    except ValueError as error:
+        _point_to_trec_eval(metrics, error)
+        raise
 
 
 def _merged(parts: list, specs: list) -> Evaluation:

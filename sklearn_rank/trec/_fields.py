@@ -110,6 +110,11 @@ class _Parsed:
         """Let the text and the separators go (columns already made keep
         what they point into); :meth:`line` still answers."""
 
+    def n_fields_at(self, i: int) -> int | None:
+        """The number of fields of row ``i``'s line when it has more than the
+        layout names (and ignores), else None."""
+        return None
+
     def __len__(self) -> int:
         raise NotImplementedError
 
@@ -137,9 +142,11 @@ class _Fields(_Parsed):
     as trec_eval does on run lines).
     """
 
+    _wide: np.ndarray | None = None  # each row's number of fields, when some have more
+
     def __init__(self, buf: np.ndarray, name: str, n_fields: int, what: str, *,
                  extra: bool = False):
-        self.name = name
+        self.name, self._n_fields = name, n_fields
         self._seps = _plain_separators(buf, n_fields)
         if self._seps is not None:  # the usual file, scanned once in blocks
             self.buf, self._lines = buf, None
@@ -161,6 +168,7 @@ class _Fields(_Parsed):
                 f"got {int(counts[first])}."
             )
         if extra and (counts[data_lines] > n_fields).any():  # the first n_fields of a line
+            self._wide = counts[data_lines]
             first_token = np.cumsum(counts) - counts
             keep = np.arange(starts.shape[0]) - first_token[line] < n_fields
             starts, ends = starts[keep], ends[keep]
@@ -219,6 +227,10 @@ class _Fields(_Parsed):
 
     def release(self):
         self.buf = self._seps = self.starts = self.ends = None
+
+    def n_fields_at(self, i: int) -> int | None:
+        n = None if self._wide is None else int(self._wide[i])
+        return n if n is not None and n > self._n_fields else None
 
     def __len__(self) -> int:
         return (self.starts if self._seps is None else self._seps).shape[0]

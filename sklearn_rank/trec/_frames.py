@@ -10,7 +10,8 @@ Ids are text, as in a TREC file: string columns are used as they are (no
 padding, no stripping); an integer column gives the decimal strings of its
 values (``301`` is the query ``"301"`` of a file); floats, booleans, dates and
 missing values are refused, since no string of a file would match them.
-Neither pandas nor polars is imported here: a frame is recognised by the
+As in a file, a (query, document) pair is listed once: twice is an error
+naming both rows. Neither pandas nor polars is imported here: a frame is recognised by the
 library that made it.
 """
 
@@ -166,6 +167,14 @@ def table_from_frame(cls, frame, **kwargs):
     if not is_frame(frame):
         raise TypeError(f"{cls.__name__}.from_frame takes a pandas or polars DataFrame; got "
                         f"{type(frame).__name__}.")
+    from ._tables import DuplicateError
+
     qid, docno, value = _columns(frame, cls.__name__)
-    return cls(frame_ids(frame[qid], qid), frame_ids(frame[docno], docno),
-               frame_values(frame[value], value), **kwargs)
+    try:
+        return cls(frame_ids(frame[qid], qid), frame_ids(frame[docno], docno),
+                   frame_values(frame[value], value), **kwargs)
+    except DuplicateError as error:  # (the rules of a file, rows for its lines)
+        what = "qrels" if cls.__name__ == "Qrels" else "run"
+        raise ValueError(error.described(f"rows {error.rows[0]} and {error.rows[1]}, "
+                                         "counted from 0", f"{what} DataFrame",
+                                         f"The {what} DataFrame")) from None

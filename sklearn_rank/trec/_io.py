@@ -20,8 +20,9 @@ import numpy as np
 
 from .._validation import HasMethods, StrOptions, validate_params
 from ._arrow import _ArrowFields, _in_background, _pool
+from ._column import ID_ERRORS
 from ._fields import _Fields, _Parsed
-from ._tables import Qrels, Run, _Table
+from ._tables import DuplicateError, Qrels, Run, _Table
 
 __all__ = ["read_qrels", "read_run"]
 
@@ -160,17 +161,28 @@ def _read(path_or_buffer, progress: Callable | None, engine: str, layout: _Layou
     return build(fields)
 
 
-def _check_duplicates(fields: _Parsed, table: _Table, what: str):
-    """Error naming the first document listed twice for a query."""
-    pair = table.duplicate()
-    if pair is None:
-        return
-    first, second = sorted(fields.line(i) for i in pair)
-    qid, docno = table.row_ids(pair[0])
-    raise ValueError(
-        f"{fields.name}: document {docno!r} appears twice for query {qid!r} (lines {first} "
-        f"and {second}); each {what} lists a document once per query."
-    )
+def _table(fields: _Parsed, make: Callable[[], _Table], what: str) -> _Table:
+    """``make()``, a document listed twice (:class:`DuplicateError`) told by
+    the file's lines: when one of them has more fields than the layout
+    names, that is said first, since a field too many before the sixth
+    (which trec_eval reads as the last) shifts the document id."""
+    try:
+        return make()
+    except DuplicateError as error:
+        lines = [fields.line(i) for i in error.rows]
+        wide = [(line, n) for i, line in zip(error.rows, lines, strict=True)
+                if (n := fields.n_fields_at(i)) is not None]
+        if not wide:
+            raise ValueError(error.described(f"lines {lines[0]} and {lines[1]}", what,
+                                             fields.name)) from None
+        line, n = wide[0]  # (only a run's lines may have more: _RUN.extra)
+        raise ValueError(
+            f"{fields.name}: line {line} has {n} fields, where a run line has "
+            f"{_RUN.n_fields} ({_RUN.what}); the fields after the sixth are ignored, as "
+            f"trec_eval ignores them, so its document id is its third field, "
+            f"{error.docno!r}, which then appears twice for query {error.qid!r} (lines "
+            f"{lines[0]} and {lines[1]}): is there a field too many among the first six?"
+        ) from None
 
 
 @validate_params({
@@ -319,17 +331,13 @@ def _build_qrels(fields: _Parsed) -> Qrels:
         raise ValueError(f"{fields.name}: the qrels file has no judgments.")
     (qid, docno), level = fields.ids_and_numbers((0, 2), 3, "relevance level", integer=True)
     fields.release()
-    qrels = Qrels(qid, docno, level)
-    _check_duplicates(fields, qrels, "qrels file")
-    return qrels
+    return _table(fields, lambda: Qrels(qid, docno, level), "qrels file")
 
 
 def _build_run(fields: _Parsed) -> Run:
     if not len(fields):
         raise ValueError(f"{fields.name}: the run has no lines.")
     (qid, docno), score = fields.ids_and_numbers((0, 2), 4, "score")
-    tag = fields.last(5).decode(errors="replace")
+    tag = fields.last(5).decode("utf-8", ID_ERRORS)
     fields.release()
-    run = Run(qid, docno, score, tag)
-    _check_duplicates(fields, run, "run")
-    return run
+    return _table(fields, lambda: Run(qid, docno, score, tag), "run")

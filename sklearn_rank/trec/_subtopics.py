@@ -48,6 +48,30 @@ def _first_appearance_codes(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes, texts[np.sort(first)]
 
 
+class _Judgments(Qrels):
+    """The rows of subtopic judgments as :class:`Qrels`, where a document may
+    be listed once on each subtopic (:class:`SubtopicQrels` checks that)."""
+
+    _unique = False
+
+
+class SubtopicDuplicateError(ValueError):
+    """A document judged twice on one subtopic of a query: ``rows`` (counted
+    from 0, increasing), ``qid``, ``subtopic`` and ``docno``."""
+
+    def __init__(self, qrels: SubtopicQrels, rows: tuple[int, int]):
+        self.rows = tuple(sorted(rows))
+        self.qid, self.docno = qrels.judgments.row_ids(self.rows[0])
+        self.subtopic = str(qrels.subtopic[self.rows[0]])
+        super().__init__(self.described(f"rows {self.rows[0]} and {self.rows[1]}, counted "
+                                         "from 0", "SubtopicQrels", "a subtopic qrels table"))
+
+    def described(self, where: str, prefix: str, each: str) -> str:
+        return (f"{prefix}: document {self.docno!r} is judged twice on subtopic "
+                f"{self.subtopic!r} of query {self.qid!r} ({where}); {each} judges a document "
+                "once per subtopic.")
+
+
 class SubtopicQrels:
     """Relevance judgments per subtopic: one row per (query, subtopic, document).
 
@@ -71,12 +95,14 @@ class SubtopicQrels:
     def __init__(self, qid, subtopic, docno, rel):
         # a Qrels of every row (the same document may repeat): ids as UTF-8
         # bytes, levels checked as a qrels file's
-        self.judgments = Qrels(qid, docno, rel)
+        self.judgments = _Judgments(qid, docno, rel)
         column = _as_column(subtopic, "subtopic")
         if len(column) != len(self.judgments):
             raise ValueError(f"subtopic must have one id per judgment; got {len(column)} for "
                              f"{len(self.judgments)} judgments.")
         self.codes, self.names = _first_appearance_codes(column.texts())
+        if (pair := self.duplicate()) is not None:
+            raise SubtopicDuplicateError(self, pair)
 
     def __len__(self) -> int:
         return len(self.judgments)
@@ -141,8 +167,13 @@ class SubtopicQrels:
         for layout in _FRAME_LAYOUTS:
             if set(layout) <= names:
                 q, s, d, r = layout
-                return cls(frame_ids(frame[q], q), frame_ids(frame[s], s),
-                           frame_ids(frame[d], d), frame_values(frame[r], r))
+                try:
+                    return cls(frame_ids(frame[q], q), frame_ids(frame[s], s),
+                               frame_ids(frame[d], d), frame_values(frame[r], r))
+                except SubtopicDuplicateError as error:
+                    raise ValueError(error.described(
+                        f"rows {error.rows[0]} and {error.rows[1]}, counted from 0",
+                        "The subtopic qrels DataFrame", "a subtopic qrels DataFrame")) from None
         wanted = " or ".join(", ".join(layout) for layout in _FRAME_LAYOUTS)
         raise ValueError(f"Subtopic judgments need the columns {wanted} (the subtopic is "
                          f"ir_measures' 'iteration'); the DataFrame has {sorted(names)}.")
@@ -151,18 +182,14 @@ class SubtopicQrels:
 def _build(fields) -> SubtopicQrels:
     if not len(fields):
         raise ValueError(f"{fields.name}: the qrels file has no judgments.")
-    qrels = SubtopicQrels(fields.column(0).compacted(), fields.column(1).compacted(),
-                          fields.column(2).compacted(),
-                          fields.numbers(3, "relevance level", integer=True))
-    pair = qrels.duplicate()
-    if pair is not None:
-        first, second = sorted(fields.line(int(i)) for i in pair)
-        qid, docno = qrels.judgments.row_ids(pair[0])
-        raise ValueError(
-            f"{fields.name}: document {docno!r} is judged twice on subtopic "
-            f"{str(qrels.subtopic[pair[0]])!r} of query {qid!r} (lines {first} and "
-            f"{second}); a subtopic qrels file judges a document once per subtopic.")
-    return qrels
+    try:
+        return SubtopicQrels(fields.column(0).compacted(), fields.column(1).compacted(),
+                             fields.column(2).compacted(),
+                             fields.numbers(3, "relevance level", integer=True))
+    except SubtopicDuplicateError as error:
+        first, second = (fields.line(i) for i in error.rows)
+        raise ValueError(error.described(f"lines {first} and {second}", fields.name,
+                                         "a subtopic qrels file")) from None
 
 
 @validate_params({

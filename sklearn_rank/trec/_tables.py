@@ -1,9 +1,21 @@
 """The TREC tables: relevance judgments (:class:`Qrels`) and runs (:class:`Run`).
 
-Rows of (qid, docno, value). Ids are kept as columns of UTF-8 bytes
+Rows of (qid, docno, value). Ids are kept as columns of bytes
 (:class:`._column._Column`, memory proportional to their bytes); the
 readers (:mod:`._io`) and the evaluation (:mod:`._join`, :mod:`._evaluate`)
 work on them through the public methods below.
+
+Ids are kept exactly. As text (the ``qid`` and ``docno`` attributes, an
+evaluation's ``qids``), bytes that are not UTF-8 are decoded as Python
+decodes file names (``surrogateescape``: the byte ``0xff`` is the lone
+surrogate ``"\\udcff"``), so that different ids stay different and
+``text.encode("utf-8", "surrogateescape")`` gives the bytes back; str ids
+given to a table are encoded the same way.
+
+A table lists each (qid, docno) pair once, whatever its source (a file, a
+DataFrame, a dict, the constructor): a pair listed twice is a
+:class:`DuplicateError` naming both rows, as trec_eval refuses a document
+judged twice, and a run that retrieves one twice would count it twice.
 """
 
 from __future__ import annotations
@@ -14,13 +26,44 @@ import numpy as np
 
 from .._hashing import has_equal, mix, pair_key
 from .._runs import runs_at as _runs_at
-from ._column import _Column
+from ._column import ID_ERRORS, _Column
 
 __all__ = ["Qrels", "Run"]
 
 
+class DuplicateError(ValueError):
+    """A (qid, docno) pair listed twice in a table: ``rows`` are the two rows
+    (counted from 0, in increasing order), ``qid`` and ``docno`` the ids."""
+
+    def __init__(self, table: _Table, rows: tuple[int, int]):
+        self.rows = tuple(sorted(rows))
+        self.qid, self.docno = table.row_ids(self.rows[0])
+        self.kind = type(table).__name__
+        super().__init__(self.described(f"rows {self.rows[0]} and {self.rows[1]}, counted from 0",
+                                        "qrels table" if self.kind == "Qrels" else "run"))
+
+    def described(self, where: str, each: str, prefix: str = "") -> str:
+        """The message with ``where`` the two rows are (``"lines 3 and 7"``)
+        and what ``each`` lists a document once per query."""
+        head = f"{prefix}: " if prefix else f"{self.kind}: "
+        return (f"{head}document {self.docno!r} appears twice for query {self.qid!r} "
+                f"({where}); each {each} lists a document once per query.")
+
+
+def _utf8(text: str, what: str) -> bytes:
+    try:
+        return text.encode("utf-8", ID_ERRORS)
+    except UnicodeEncodeError as error:
+        raise ValueError(
+            f"{what} {text!r} holds the lone surrogate "
+            f"U+{ord(text[error.start]):04X}, which is no UTF-8 text and no byte of a file "
+            "(only U+DC80..U+DCFF stand for bytes, as Python decodes file names); give "
+            "the id as bytes or as valid text.") from None
+
+
 def _as_column(ids, what: str) -> _Column:
-    """Ids (a column, or array-like of str, bytes or numbers) as UTF-8 bytes."""
+    """Ids (a column, or array-like of str, bytes or numbers) as bytes (str
+    encoded as UTF-8, ``surrogateescape``: see the module's doc)."""
     if isinstance(ids, _Column):
         return ids
     if not isinstance(ids, list):
@@ -28,12 +71,11 @@ def _as_column(ids, what: str) -> _Column:
         if ids.ndim != 1:
             raise ValueError(f"{what} must be a 1-D array; got shape {ids.shape}.")
         if ids.dtype.kind == "U":
-            ids = _encoded(ids)
+            ids = _encoded(ids, what)
         elif ids.dtype.kind != "S":
             ids = ids.tolist()
     if isinstance(ids, list):
-        strings = [s if isinstance(s, bytes) else str(s).encode("utf-8", "surrogatepass")
-                   for s in ids]
+        strings = [s if isinstance(s, bytes) else _utf8(str(s), what) for s in ids]
         column = _Column.from_strings(strings)
         has_nul = bool(np.count_nonzero(column.buf[:column.buf.shape[0] - 8] == 0))
     else:
@@ -45,18 +87,25 @@ def _as_column(ids, what: str) -> _Column:
     return column
 
 
-def _encoded(ids: np.ndarray) -> np.ndarray:
+def _encoded(ids: np.ndarray, what: str) -> np.ndarray:
     """A ``'U'`` array as a ``'S'`` array of UTF-8 bytes."""
     try:
         return ids.astype(bytes)  # ASCII: the fast, common case
     except UnicodeEncodeError:
-        return np.char.encode(ids, "utf-8")
+        pass
+    try:
+        return np.char.encode(ids, "utf-8", ID_ERRORS)
+    except UnicodeEncodeError:
+        for text in ids.tolist():  # (the message names the first)
+            _utf8(text, what)
+        raise
 
 
 class _Table:
-    """Rows of (qid, docno, value) with ids kept as UTF-8 bytes internally."""
+    """Rows of (qid, docno, value) with ids kept as bytes internally."""
 
     _value_name = "value"
+    _unique = True  # each (qid, docno) pair once (see the module's doc)
 
     def __init__(self, qid, docno, values):
         self._qid = _as_column(qid, "qid")
@@ -73,6 +122,8 @@ class _Table:
             )
         self._check_values(values)
         setattr(self, self._value_name, values)
+        if self._unique and (pair := self.duplicate()) is not None:
+            raise DuplicateError(self, pair)
 
     def _check_values(self, values: np.ndarray):
         if not np.isfinite(values).all():
@@ -91,12 +142,13 @@ class _Table:
 
     @cached_property
     def qid(self) -> np.ndarray:
-        """Query ids (str), as in the file."""
+        """Query ids (str), as in the file (bytes that are not UTF-8 as
+        ``surrogateescape`` decodes them)."""
         return self._qid.texts()
 
     @cached_property
     def docno(self) -> np.ndarray:
-        """Document ids (str), as in the file."""
+        """Document ids (str), as :attr:`qid`."""
         return self._docno.texts()
 
     # -- for the readers and the evaluation (public, not in __all__) ------------
@@ -129,10 +181,9 @@ class _Table:
         return pair_key(np.repeat(mix(self._qid.hash(starts)), lengths), docno, out=docno)
 
     def row_ids(self, i: int) -> tuple[str, str]:
-        """The query and document ids of row ``i`` (invalid UTF-8 replaced),
-        for messages."""
-        return (self._qid.item(i).decode(errors="replace"),
-                self._docno.item(i).decode(errors="replace"))
+        """The query and document ids of row ``i`` as :attr:`qid` gives them."""
+        return (self._qid.item(i).decode("utf-8", ID_ERRORS),
+                self._docno.item(i).decode("utf-8", ID_ERRORS))
 
     def duplicate(self) -> tuple[int, int] | None:
         """The first two rows (in hash order) holding the same (qid, docno),
@@ -156,6 +207,21 @@ class _Table:
         return len(set(self._qid.items(starts)))
 
     @classmethod
+    def _from_dict(cls, nested: dict, what: str, **kwargs):
+        """The table of ``{qid: {docno: value}}``; keys are ids as ``str()``
+        gives them, so two keys that read the same (``1`` and ``"1"``) are
+        one id, and a pair they make twice is an error naming the keys."""
+        try:
+            return cls(*cls._from_nested(nested, what), **kwargs)
+        except DuplicateError as error:
+            shown = " and ".join(f"[{q!r}][{d!r}]" for q, d in _key_pairs(nested, error.rows))
+            raise ValueError(
+                f"The {what} dict lists document {error.docno!r} twice for query "
+                f"{error.qid!r}: the entries {shown} are the same ids as text (ids are "
+                "text, as in a TREC file: keys are read with str()); give each query and "
+                "document one key.") from None
+
+    @classmethod
     def _from_nested(cls, nested: dict, what: str):
         qids, docnos, values = [], [], []
         for q, docs in nested.items():
@@ -172,13 +238,27 @@ class _Table:
         return qids, docnos, values
 
 
+def _key_pairs(nested: dict, rows: tuple[int, ...]) -> list[tuple]:
+    """The (query key, document key) of each of ``rows`` (counted from 0 in
+    the order :meth:`_Table._from_nested` lays the entries out)."""
+    wanted, found, at = set(rows), {}, 0
+    for q, docs in nested.items():
+        if any(at <= r < at + len(docs) for r in wanted):
+            for r, d in enumerate(docs, start=at):
+                if r in wanted:
+                    found[r] = (q, d)
+        at += len(docs)
+    return [found[r] for r in rows]
+
+
 class Qrels(_Table):
     """Relevance judgments: one row per judged (query, document) pair.
 
     Parameters
     ----------
-    qid, docno : array-like of str
-        Query and document ids.
+    qid, docno : array-like of str or bytes
+        Query and document ids; each (qid, docno) pair once (twice is a
+        ``ValueError`` naming both rows).
     rel : array-like of int
         Relevance levels: whole numbers (``2`` or ``2.0``; ``1.5`` is a
         ``ValueError``, as trec_eval reads levels as integers and would
@@ -189,8 +269,10 @@ class Qrels(_Table):
     Attributes
     ----------
     qid, docno : ndarray of str
-        Object arrays when the ids differ greatly in length (a few very long
-        ones), so that memory stays proportional to their bytes.
+        Exactly the ids: bytes that are not UTF-8 as ``surrogateescape``
+        decodes them (``"\\udcff"`` for ``0xff``). Object arrays when the ids
+        differ greatly in length (a few very long ones), so that memory stays
+        proportional to their bytes.
     rel : ndarray of float
     """
 
@@ -211,7 +293,7 @@ class Qrels(_Table):
     @classmethod
     def from_dict(cls, judgments: dict) -> Qrels:
         """From ``{qid: {docno: level}}`` (pytrec_eval's and ranx's layout)."""
-        return cls(*cls._from_nested(judgments, "qrels"))
+        return cls._from_dict(judgments, "qrels")
 
     @classmethod
     def from_frame(cls, frame) -> Qrels:
@@ -250,8 +332,9 @@ class Run(_Table):
 
     Parameters
     ----------
-    qid, docno : array-like of str
-        Query and document ids.
+    qid, docno : array-like of str or bytes
+        Query and document ids; each (qid, docno) pair once (twice is a
+        ``ValueError`` naming both rows).
     score : array-like of float
         Retrieval scores, finite (trec_eval ranks by decreasing score, ties
         by decreasing document id; the rank column of a run file is ignored).
@@ -261,8 +344,10 @@ class Run(_Table):
     Attributes
     ----------
     qid, docno : ndarray of str
-        Object arrays when the ids differ greatly in length (a few very long
-        ones), so that memory stays proportional to their bytes.
+        Exactly the ids: bytes that are not UTF-8 as ``surrogateescape``
+        decodes them (``"\\udcff"`` for ``0xff``). Object arrays when the ids
+        differ greatly in length (a few very long ones), so that memory stays
+        proportional to their bytes.
     score : ndarray of float
     name : str
     """
@@ -279,7 +364,7 @@ class Run(_Table):
     @classmethod
     def from_dict(cls, scores: dict, name: str = "run") -> Run:
         """From ``{qid: {docno: score}}`` (pytrec_eval's and ranx's layout)."""
-        return cls(*cls._from_nested(scores, "run"), name)
+        return cls._from_dict(scores, "run", name=name)
 
     @classmethod
     def from_frame(cls, frame, name: str = "run") -> Run:
