@@ -13,6 +13,7 @@ import io
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -314,6 +315,56 @@ def test_usage_errors_are_one_line(capsys, argv, prog):
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and err.startswith(f"{prog}: error: "), err
     assert f"(see '{prog} --help')" in err
+
+
+# ------------------------------------------------------------ what the output says
+
+
+def test_counts_agree_with_their_nouns(files, capsys, tmp_path):
+    """'1 win / 1 loss', '1 query', '2 wins': in compare's report and in
+    tune's sentence (the same ``Comparison.sentence``)."""
+    from sklearn_rank.stats._comparison import Comparison
+
+    one = tmp_path / "one.qrels"
+    one.write_text("q1 0 d1 1\nq1 0 d2 1\nq2 0 d1 1\nq2 0 d2 1\n")
+    runs = [tmp_path / "a.run", tmp_path / "b.run"]
+    runs[0].write_text("q1 Q0 d1 1 2 a\nq1 Q0 d9 2 1 a\nq2 Q0 d9 1 2 a\nq2 Q0 d1 2 1 a\n")
+    runs[1].write_text("q1 Q0 d9 1 2 b\nq1 Q0 d1 2 1 b\nq2 Q0 d1 1 2 b\nq2 Q0 d9 2 1 b\n")
+    assert main(["compare", str(one), *map(str, runs), "-m", "mrr", "--resamples", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "1 win / 1 loss" in out and "2 queries;" in out
+    counted = re.findall(r"\b(\d+) (wins?|loss(?:es)?|quer(?:y|ies))\b", out)
+    assert counted and all((n == "1") == (word in ("win", "loss", "query"))
+                           for n, word in counted), counted
+    fields = dict(metric="mrr", system="b", baseline="a", mean=0.5, baseline_mean=0.5,
+                  difference=0.0, low=-0.5, high=0.5, pvalue=1.0, pvalue_corrected=1.0,
+                  significant=False, wins=2, ties=0, losses=0, effect_size=0.0, n_queries=2)
+    assert Comparison(**fields).sentence(None).endswith("2 wins / 0 losses")
+
+
+def test_plot_cut_off_axes_have_integer_ticks(tmp_path, monkeypatch):
+    """The curves' k axis (and the sorted queries' axis) tick at integers
+    only; checked on the rendered figure."""
+    from matplotlib.figure import Figure
+
+    from sklearn_rank._plots import save_figure
+
+    drawn, savefig = [], Figure.savefig
+
+    def record(figure, *args, **kwargs):
+        savefig(figure, *args, **kwargs)
+        drawn.extend(figure.axes)
+
+    monkeypatch.setattr(Figure, "savefig", record)
+    curves = [("P@k", {"a": [0.5, 0.4, 0.3], "b": [0.6, 0.5, 0.4]})]
+    save_figure(tmp_path / "x.png", curves, ("P_3", {"b": [0.1, -0.2, 0.0]}), "a")
+    assert (tmp_path / "x.png").read_bytes().startswith(b"\x89PNG")
+    top, bottom = drawn[0], drawn[1]
+    for ax in (top, bottom):
+        low, high = sorted(ax.get_xlim())
+        ticks = [t for t in ax.get_xticks() if low <= t <= high]
+        assert len(ticks) >= 2 and all(t == round(t) for t in ticks), ticks
+    assert bottom.get_title() == "b vs a: 1 win / 1 loss"
 
 
 # ------------------------------------------------------------ labels and JSON

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ._corrections import label
 
-__all__ = ["TESTS", "Comparison", "percent"]
+__all__ = ["TESTS", "Comparison", "counted", "percent"]
 
 
 #: ``test=`` value -> its name in sentences and notes.
@@ -81,7 +81,8 @@ class Comparison:
                      f"{self.metric}: ")
         return (f"{claim}{self.difference:+.4f}, {percent(self.confidence)} bootstrap CI "
                 f"[{self.low:+.4f}, {self.high:+.4f}], p {_p(self.pvalue_corrected, True)}"
-                f"{f' ({name})' if name else ''}, {self.wins} wins / {self.losses} losses"
+                f"{f' ({name})' if name else ''}, {counted(self.wins, 'win')} / "
+                f"{counted(self.losses, 'loss', 'losses')}"
                 f"{self._disagreement(correction)}")
 
     def _disagreement(self, correction: str | None) -> str:
@@ -106,6 +107,12 @@ class Comparison:
                 f"{TESTS[self.test]} are different methods, which can disagree near the "
                 f"threshold, more often with few queries ({self.n_queries}); the verdict is "
                 "the test's")
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 win``, ``2 wins``, ``0 losses``: a count with its noun in the
+    right number (``plural``: the noun's plural when not ``noun + "s"``)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def percent(level: float) -> str:
