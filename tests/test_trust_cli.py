@@ -122,6 +122,12 @@ EVALUATE_CASES = [
     (["--plot", "{missing}/x.png"], "--plot '{missing}/x.png': ", "no directory"),
     (["--plot", "{adir}"], "--plot '{adir}': ", "is a directory"),
     (["--plot", "{adir}/x.txt"], "--plot '{adir}/x.txt': ", "unknown image format 'txt'"),
+    # a cut-off glued to the name: both vocabularies' spellings
+    (["-m", "P10"], "-m: ", "Did you mean 'P.10' (trec_eval) or 'p@10' (registry)?"),
+    (["-m", "ndcg_cut10"], "-m: ",
+     "Did you mean 'ndcg_cut.10' (trec_eval) or \"ndcg(gain='linear')@10\" (registry)?"),
+    (["-m", "map5"], "-m: ", "Did you mean 'map@5' (registry) or 'map_cut.5' (trec_eval)?"),
+    (["-m", "err_20"], "-m: ", "Did you mean 'err@20' (registry)?"),
 ]
 
 
@@ -315,6 +321,11 @@ def test_usage_errors_are_one_line(capsys, argv, prog):
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and err.startswith(f"{prog}: error: "), err
     assert f"(see '{prog} --help')" in err
+
+
+def test_trec_eval_command_suggests_the_cut_off(files, capsys):
+    assert main(["trec_eval", "-m", "P10", files["qrels"], files["run"]]) == 2
+    assert "illegal measure 'P10'; did you mean 'P.10'?" in _one_error_line(capsys, "trec_eval")
 
 
 # ------------------------------------------------------------ what the output says
