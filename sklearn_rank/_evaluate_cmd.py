@@ -6,30 +6,52 @@ import argparse
 import os
 import sys
 
-from ._cli_support import EPILOG, READER, Append, CommandError, integer, option, real, write
-from ._formats import FORMATS
+from ._cli_support import (
+    EPILOG,
+    READER,
+    Append,
+    CommandError,
+    check_stdin,
+    integer,
+    option,
+    real,
+    source,
+    write,
+)
+from ._formats import FORMATS, run_names
 
 __all__ = ["add_parser", "run", "run_compare"]
 
+_LABELS = """\
+labels: a measure is printed under trec_eval's name (ndcg_cut_10, P_5, map) when it
+is exactly trec_eval's measure, else under its canonical spec
+("ndcg(gain='linear', empty='one')@10"), so no two results share a label.
+files: '-' reads the qrels or one run from standard input."""
 _EPILOG = f"""\
 trec: with --format trec and only trec_eval measures or sets (or no -m: its
 'official' set), -m has trec_eval 10.0's grammar and meaning (P = P_5..P_1000,
 ndcg_cut.10,20, ndcg.1=3,2=9, all_trec, ...) and the output is the binary's,
 byte for byte (as 'sklearn-rank trec_eval', which takes trec_eval's own
 arguments); a judged query missing from the run is then an error without -c.
-labels: a measure is printed under trec_eval's name (ndcg_cut_10, P_5, map) when it
-is exactly trec_eval's measure, else under its canonical spec
-("ndcg(gain='linear', empty='one')@10"), so no two results share a label.
+With several runs, each run's lines start with the line trec_eval's runid
+measure prints ('runid  all  TAG'; with -n too), which tells the runs apart.
+{_LABELS}
 json: a value that is not a number (empty='nan') is written as null.
+
+{EPILOG}"""
+_COMPARE_EPILOG = f"""\
+{_LABELS}
 
 {EPILOG}"""
 _PROGRESS_BYTES = 16 << 20  # files at least this big report reading progress
 
 
 def _add_common(p) -> None:
-    p.add_argument("qrels", help="qrels file (qid iter docno rel), plain or gzip")
+    p.add_argument("qrels", help="qrels file (qid iter docno rel), plain or gzip; '-': "
+                                 "standard input")
     p.add_argument("runs", nargs="+", metavar="run",
-                   help="run file(s) (qid Q0 docno rank score tag), plain or gzip")
+                   help="run file(s) (qid Q0 docno rank score tag), plain or gzip; '-': "
+                        "standard input")
     p.add_argument("-m", "--measure", action=Append, dest="measures", metavar="SPEC",
                    help="measure to compute (repeatable; default: map, P.10, ndcg_cut.10, "
                         "recip_rank)")
@@ -90,7 +112,7 @@ def add_parser(subparsers) -> None:
             "('beats', 'does not differ significantly') is the test's; where the "
             "interval disagrees with it, the sentence says why."
         ),
-        epilog=_EPILOG,
+        epilog=_COMPARE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_common(c)
@@ -142,21 +164,6 @@ class _Progress:
             return
         self.shown[name] = percent
         self.stream.flush()
-
-
-def _names(runs, paths) -> list[str]:
-    """Run tags, made unique with the file names when two runs share one (and
-    with ``#2``, ``#3``, ... when they share that too)."""
-    names = [r.name for r in runs]
-    if len(set(names)) < len(names):
-        names = [f"{name} ({os.path.basename(path)})"
-                 for name, path in zip(names, paths, strict=True)]
-    seen: dict[str, int] = {}
-    unique = []
-    for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        unique.append(name if seen[name] == 1 else f"{name} #{seen[name]}")
-    return unique
 
 
 def _trec_options(args) -> dict:
@@ -233,20 +240,21 @@ def _evaluate_all(args):
 
     measures = _measures(args)
     _check_plot(args)
+    check_stdin([("qrels", args.qrels), *(("run", path) for path in args.runs)])
     progress = _Progress(sys.stderr)
     with option(("qrels", args.qrels)):
         if _diversity(measures):  # its subtopics (the second field): their reader
             from .trec import read_subtopic_qrels
 
-            qrels = read_subtopic_qrels(args.qrels, engine=READER)
+            qrels = read_subtopic_qrels(source(args.qrels), engine=READER)
         else:
-            qrels = read_qrels(args.qrels, progress=progress, engine=READER)
+            qrels = read_qrels(source(args.qrels), progress=progress, engine=READER)
     runs, results = [], []
     for path in args.runs:
         with option(("run", path)):
-            runs.append(read_run(path, progress=progress, engine=READER))
+            runs.append(read_run(source(path), progress=progress, engine=READER))
             results.append(_evaluate(args, qrels, runs[-1], measures))
-    return qrels, runs, _names(runs, args.runs), results
+    return qrels, runs, run_names([r.name for r in runs], args.runs), results
 
 
 def _diversity(measures) -> bool:
@@ -300,8 +308,10 @@ def _trec_eval_output(args) -> bool:
 
 
 def _check_trec_only(args) -> None:
-    for name, flag in (("max_retrieved", "-M"), ("no_summary", "-n")):
-        if getattr(args, name, None) not in (None, False):
+    """Refuse trec_eval's -M and -n where its output is not printed: given
+    is ``-M N`` for any N (0 too) and ``-n``."""
+    for given, flag in ((args.max_retrieved is not None, "-M"), (args.no_summary, "-n")):
+        if given:
             raise CommandError(f"{flag} needs --format trec and trec_eval measures only "
                                "(map, P.10, ndcg_cut.10, official, all_trec, ...)")
 

@@ -8,8 +8,31 @@ returns the text.
 from __future__ import annotations
 
 import math
+import os
 
-__all__ = ["FORMATS"]
+__all__ = ["FORMATS", "run_names", "runid_line"]
+
+
+def run_names(tags, paths) -> list[str]:
+    """The runs' names in the output: their tags, made unique with the file
+    names when two runs share one (and with ``#2``, ``#3``, ... when they
+    share that too)."""
+    names = list(tags)
+    if len(set(names)) < len(names):
+        names = [f"{name} ({os.path.basename(path)})"
+                 for name, path in zip(names, paths, strict=True)]
+    seen: dict[str, int] = {}
+    unique = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        unique.append(name if seen[name] == 1 else f"{name} #{seen[name]}")
+    return unique
+
+
+def runid_line(name: str) -> str:
+    """The line that opens a run's block in ``--format trec`` output of
+    several runs: trec_eval's ``runid`` measure (``-m runid``)."""
+    return f"{'runid':<22}\tall\t{name}"
 
 
 def _rows(evaluation, labels, per_query):
@@ -24,8 +47,8 @@ def _rows(evaluation, labels, per_query):
 def trec(names, results, labels, per_query) -> str:
     lines = []
     for name, evaluation in zip(names, results, strict=True):
-        if len(results) > 1:
-            lines.append(f"{'runid':<22}\tall\t{name}")
+        if len(results) > 1:  # what tells the runs' blocks apart
+            lines.append(runid_line(name))
         # counts (num_ret, NumQ, ...: trec_eval-engine sums) print as integers
         counts = {labels[str(m)] for m in evaluation.metrics
                   if getattr(m, "summary", None) == "sum" and str(m) in labels}

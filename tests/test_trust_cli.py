@@ -122,12 +122,17 @@ EVALUATE_CASES = [
     (["--plot", "{missing}/x.png"], "--plot '{missing}/x.png': ", "no directory"),
     (["--plot", "{adir}"], "--plot '{adir}': ", "is a directory"),
     (["--plot", "{adir}/x.txt"], "--plot '{adir}/x.txt': ", "unknown image format 'txt'"),
+    # trec_eval's flags where its output is not printed: given whatever their value
+    (["-M", "0"], "-M needs --format trec", "trec_eval measures only"),
+    (["-M", "1", "--format", "json"], "-M needs --format trec", "trec_eval measures only"),
+    (["-n", "-m", "err@5", "--format", "trec"], "-n needs --format trec", "measures only"),
     # a cut-off glued to the name: both vocabularies' spellings
     (["-m", "P10"], "-m: ", "Did you mean 'P.10' (trec_eval) or 'p@10' (registry)?"),
     (["-m", "ndcg_cut10"], "-m: ",
      "Did you mean 'ndcg_cut.10' (trec_eval) or \"ndcg(gain='linear')@10\" (registry)?"),
     (["-m", "map5"], "-m: ", "Did you mean 'map@5' (registry) or 'map_cut.5' (trec_eval)?"),
     (["-m", "err_20"], "-m: ", "Did you mean 'err@20' (registry)?"),
+    (["-", "-"], "'-' (standard input) is given for 2 files (run, run)", "read once"),
 ]
 
 
@@ -328,7 +333,71 @@ def test_trec_eval_command_suggests_the_cut_off(files, capsys):
     assert "illegal measure 'P10'; did you mean 'P.10'?" in _one_error_line(capsys, "trec_eval")
 
 
+# ------------------------------------------------------------ standard input
+
+
+@pytest.mark.parametrize("args", [
+    ["evaluate", "--format", "table"], ["evaluate", "--format", "json", "-q"],
+    ["evaluate", "--format", "csv"], ["evaluate", "--format", "trec", "-c"],  # trec_eval's
+    ["evaluate", "--format", "trec", "-m", "err@5", "-m", "map"],  # the registry's
+    ["evaluate", "-m", "alpha_nDCG@10"],  # the subtopic qrels reader
+    ["compare", "{run2}", "--resamples", "100"], ["trec_eval", "-q", "-c"],
+])
+@pytest.mark.parametrize("stdin", ["qrels", "run"])
+def test_dash_reads_standard_input_everywhere(files, capsys, monkeypatch, args, stdin):
+    """'-' names the qrels or a run read from standard input: the output of
+    every command and format is the file's."""
+    command, *rest = [a.format(**files) for a in args]
+    paths = [files["qrels"], files["run"]]
+    assert main([command, *paths, *rest]) == 0
+    expected = capsys.readouterr().out
+    position = ["qrels", "run"].index(stdin)
+    with open(paths[position], "rb") as f:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(f.read())))
+    paths[position] = "-"
+    assert main([command, *paths, *rest]) == 0, capsys.readouterr().err
+    assert capsys.readouterr().out == expected
+
+
 # ------------------------------------------------------------ what the output says
+
+
+@pytest.mark.parametrize("args", [
+    ["-m", "map", "-m", "P.5"], ["-m", "map", "-q", "-n"], ["-m", "runid", "-m", "map", "-q"],
+    [], ["-m", "err@5", "-m", "map", "-q"],  # official; the registry's lines
+])
+def test_several_runs_in_trec_format_are_told_apart(files, capsys, args):
+    """``--format trec`` with several runs: each run's block opens with its
+    ``runid  all  TAG`` line (trec_eval's runid measure), and is otherwise that
+    run's own output, which for one run is unchanged (trec_eval's)."""
+    common = ["evaluate", "-c", "--format", "trec", *args, files["qrels"]]
+    alone = []
+    for run in ("run", "run2"):
+        assert main([*common, files[run]]) == 0
+        alone.append(capsys.readouterr().out.splitlines())
+    assert main([*common, files["run"], files["run2"]]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.split("\t")[0].rstrip() == "runid"]
+    assert starts == [0, len(alone[0]) + (not any(a.startswith("runid") for a in alone[0]))]
+    for tag, block, own in zip(("bm25", "dense"), (lines[:starts[1]], lines[starts[1]:]),
+                               alone, strict=True):
+        assert block[0] == f"{'runid':<22}\tall\t{tag}"
+        assert block[1:] == [line for line in own if not line.startswith("runid")]
+
+
+def test_compare_help_offers_what_compare_takes(capsys):
+    """A command's help speaks only of the --format choices it accepts."""
+    from sklearn_rank._cli import build_parser
+
+    commands = build_parser()._subparsers._group_actions[0].choices
+    for name in ("evaluate", "compare"):
+        parser = commands[name]
+        choices = next(a.choices for a in parser._actions if "--format" in a.option_strings)
+        text = parser.format_help()
+        for fmt in ("table", "trec", "json", "csv", "text", "markdown", "latex"):
+            mentioned = f"--format {fmt}" in text or f"\n{fmt}: " in text
+            assert not mentioned or fmt in choices, (name, fmt)
+    assert "--format trec" in commands["evaluate"].format_help()  # (the test sees them)
 
 
 def test_counts_agree_with_their_nouns(files, capsys, tmp_path):
