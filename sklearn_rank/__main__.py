@@ -1,8 +1,8 @@
 """``python -m sklearn_rank``: the ``sklearn-rank`` command line."""
 
-import sys
-
-from ._cli import program
+from ._entry import program  # first: from here on, Ctrl-C exits 130 quietly
 
 if __name__ == "__main__":
+    import sys
+
     sys.exit(program())

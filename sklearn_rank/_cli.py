@@ -10,7 +10,6 @@ escapes (an ``AssertionError``, ``KeyError``, ``IndexError``,
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 
 from . import __version__
@@ -18,9 +17,7 @@ from ._cli_support import (
     EPILOG,
     CommandError,
     is_expected,
-    keep_freed_memory,
     message_of,
-    no_collections,
     say,
     shown,
     silence_stdout,
@@ -115,16 +112,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def program() -> int:
-    """The ``sklearn-rank`` program (its console script, ``python -m
-    sklearn_rank``): :func:`main` in a process of its own, which keeps the
-    memory it frees for its next arrays (:func:`keep_freed_memory`) and
-    runs without Python's cycle collector (:func:`no_collections`)."""
-    keep_freed_memory()
-    no_collections()
-    try:
-        return main()
-    finally:
-        gc.freeze()  # what is alive lives to the exit: its collection has nothing to do
+    """The ``sklearn-rank`` program, :func:`sklearn_rank._entry.program` (a
+    console script installed before the entry moved there calls this)."""
+    from ._entry import program as entry
+
+    return entry()
 
 
 if __name__ == "__main__":  # pragma: no cover

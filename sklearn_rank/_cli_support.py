@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import gc
 import math
 import os
 import sys
 import zlib
 
-__all__ = ["EPILOG", "EXPECTED", "Append", "CommandError", "integer", "is_expected",
-           "keep_freed_memory", "message_of", "no_collections", "option", "real", "say", "shown",
-           "silence_stdout", "write"]
+__all__ = ["EPILOG", "EXPECTED", "STDIN", "Append", "CommandError", "check_stdin", "integer",
+           "is_expected", "keep_freed_memory", "message_of", "no_collections", "option", "real",
+           "say", "shown", "silence_stdout", "source", "write"]
 
 EPILOG = """\
 exit status: 0 on success; 2 on bad input, with one line on stderr
@@ -80,6 +81,32 @@ def no_collections() -> None:
     the collector alone.
     """
     gc.disable()
+
+
+#: The file argument that means standard input (a qrels file or a run).
+STDIN = "-"
+
+
+def source(path: str):
+    """What the commands' readers read for a file argument: ``path``, or
+    standard input's bytes for ``-`` (:data:`STDIN`)."""
+    if path != STDIN:
+        return path
+    if sys.stdin is None:  # started with stdin closed
+        raise OSError(errno.EBADF, "standard input is closed", path)
+    return getattr(sys.stdin, "buffer", sys.stdin)
+
+
+def check_stdin(named) -> None:
+    """Refuse ``-`` (standard input, read once) for more than one file.
+
+    ``named``: ``(argument, path)`` pairs, e.g. ``("qrels", args.qrels)``.
+    """
+    taken = [what for what, path in named if path == STDIN]
+    if len(taken) > 1:
+        raise CommandError(f"'-' (standard input) is given for {len(taken)} files "
+                           f"({', '.join(taken)}); standard input can be read once: give "
+                           "'-' for one file and the others by their path")
 
 
 class CommandError(Exception):

@@ -6,17 +6,23 @@ import argparse
 import os
 import sys
 
-from ._cli_support import EPILOG, READER, Append, CommandError, integer, option, real, write
-from ._formats import FORMATS, IDS_HELP
+from ._cli_support import (
+    EPILOG,
+    READER,
+    Append,
+    CommandError,
+    check_stdin,
+    integer,
+    option,
+    real,
+    source,
+    write,
+)
+from ._formats import FORMATS, IDS_HELP, run_names
 
 __all__ = ["add_parser", "run", "run_compare"]
 
-_EPILOG = f"""\
-trec: with --format trec and only trec_eval measures or sets (or no -m: its
-'official' set), -m has trec_eval 10.0's grammar and meaning (P = P_5..P_1000,
-ndcg_cut.10,20, ndcg.1=3,2=9, all_trec, ...) and the output is the binary's,
-byte for byte (as 'sklearn-rank trec_eval', which takes trec_eval's own
-arguments); a judged query missing from the run is then an error without -c.
+_LABELS = """\
 meaning: a name means the same in every entry point of sklearn_rank. trec_eval's
 names (P.10, ndcg_cut.10, recip_rank, gm_map, Rprec) are trec_eval's measures, ties
 broken by document id; the package's specs (ndcg@10: gain 2^l-1; map, p@10, mrr,
@@ -27,17 +33,33 @@ labels: a value is labelled with the spelling asked for, canonically written
 (-m P.10 -> P_10 as trec_eval prints it, -m p@10 -> p@10, -m precision@10 -> p@10);
 only --format trec prints trec_eval's name for a spec that is exactly trec_eval's
 measure.
+files: '-' reads the qrels or one run from standard input."""
+_EPILOG = f"""\
+trec: with --format trec and only trec_eval measures or sets (or no -m: its
+'official' set), -m has trec_eval 10.0's grammar and meaning (P = P_5..P_1000,
+ndcg_cut.10,20, ndcg.1=3,2=9, all_trec, ...) and the output is the binary's,
+byte for byte (as 'sklearn-rank trec_eval', which takes trec_eval's own
+arguments); a judged query missing from the run is then an error without -c.
+With several runs, each run's lines start with the line trec_eval's runid
+measure prints ('runid  all  TAG'; with -n too), which tells the runs apart.
+{_LABELS}
 json: a value that is not a number (empty='nan') is written as null.
 {IDS_HELP}
+
+{EPILOG}"""
+_COMPARE_EPILOG = f"""\
+{_LABELS}
 
 {EPILOG}"""
 _PROGRESS_BYTES = 16 << 20  # files at least this big report reading progress
 
 
 def _add_common(p) -> None:
-    p.add_argument("qrels", help="qrels file (qid iter docno rel), plain or gzip")
+    p.add_argument("qrels", help="qrels file (qid iter docno rel), plain or gzip; '-': "
+                                 "standard input")
     p.add_argument("runs", nargs="+", metavar="run",
-                   help="run file(s) (qid Q0 docno rank score tag), plain or gzip")
+                   help="run file(s) (qid Q0 docno rank score tag), plain or gzip; '-': "
+                        "standard input")
     p.add_argument("-m", "--measure", action=Append, dest="measures", metavar="SPEC",
                    help="measure to compute (repeatable; default: map, P.10, ndcg_cut.10, "
                         "recip_rank)")
@@ -98,7 +120,7 @@ def add_parser(subparsers) -> None:
             "('beats', 'does not differ significantly') is the test's; where the "
             "interval disagrees with it, the sentence says why."
         ),
-        epilog=_EPILOG,
+        epilog=_COMPARE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_common(c)
@@ -150,21 +172,6 @@ class _Progress:
             return
         self.shown[name] = percent
         self.stream.flush()
-
-
-def _names(runs, paths) -> list[str]:
-    """Run tags, made unique with the file names when two runs share one (and
-    with ``#2``, ``#3``, ... when they share that too)."""
-    names = [r.name for r in runs]
-    if len(set(names)) < len(names):
-        names = [f"{name} ({os.path.basename(path)})"
-                 for name, path in zip(names, paths, strict=True)]
-    seen: dict[str, int] = {}
-    unique = []
-    for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        unique.append(name if seen[name] == 1 else f"{name} #{seen[name]}")
-    return unique
 
 
 def _trec_options(args) -> dict:
@@ -247,20 +254,21 @@ def _evaluate_all(args):
 
     measures = _measures(args)
     _check_plot(args)
+    check_stdin([("qrels", args.qrels), *(("run", path) for path in args.runs)])
     progress = _Progress(sys.stderr)
     with option(("qrels", args.qrels)):
         if _diversity(measures):  # its subtopics (the second field): their reader
             from .trec import read_subtopic_qrels
 
-            qrels = read_subtopic_qrels(args.qrels, engine=READER)
+            qrels = read_subtopic_qrels(source(args.qrels), engine=READER)
         else:
-            qrels = read_qrels(args.qrels, progress=progress, engine=READER)
+            qrels = read_qrels(source(args.qrels), progress=progress, engine=READER)
     runs, results = [], []
     for path in args.runs:
         with option(("run", path)):
-            runs.append(read_run(path, progress=progress, engine=READER))
+            runs.append(read_run(source(path), progress=progress, engine=READER))
             results.append(_evaluate(args, qrels, runs[-1], measures))
-    return qrels, runs, _names(runs, args.runs), results
+    return qrels, runs, run_names([r.name for r in runs], args.runs), results
 
 
 def _diversity(measures) -> bool:
@@ -314,8 +322,10 @@ def _trec_eval_output(args) -> bool:
 
 
 def _check_trec_only(args) -> None:
-    for name, flag in (("max_retrieved", "-M"), ("no_summary", "-n")):
-        if getattr(args, name, None) not in (None, False):
+    """Refuse trec_eval's -M and -n where its output is not printed: given
+    is ``-M N`` for any N (0 too) and ``-n``."""
+    for given, flag in ((args.max_retrieved is not None, "-M"), (args.no_summary, "-n")):
+        if given:
             raise CommandError(f"{flag} needs --format trec and trec_eval measures only "
                                "(map, P.10, ndcg_cut.10, official, all_trec, ...)")
 

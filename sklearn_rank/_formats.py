@@ -12,8 +12,9 @@ lines, where trec_eval prints both as ``all``).
 from __future__ import annotations
 
 import math
+import os
 
-__all__ = ["FORMATS", "IDS_HELP"]
+__all__ = ["FORMATS", "IDS_HELP", "run_names", "runid_line"]
 
 #: What ``sklearn-rank evaluate --help`` says of the ids in each format.
 IDS_HELP = """\
@@ -27,6 +28,28 @@ all: with -q, trec lines name the summary 'all' (as trec_eval); the table
 prints a query as 'measure [qid]' and the summary as 'measure', and csv gives
 every row a 'summary' column (1 for the summary, whose qid is 'all'; 0 for a
 query), so a query whose id is 'all' stays apart from the summary."""
+
+
+def run_names(tags, paths) -> list[str]:
+    """The runs' names in the output: their tags, made unique with the file
+    names when two runs share one (and with ``#2``, ``#3``, ... when they
+    share that too)."""
+    names = list(tags)
+    if len(set(names)) < len(names):
+        names = [f"{name} ({os.path.basename(path)})"
+                 for name, path in zip(names, paths, strict=True)]
+    seen: dict[str, int] = {}
+    unique = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        unique.append(name if seen[name] == 1 else f"{name} #{seen[name]}")
+    return unique
+
+
+def runid_line(name: str) -> str:
+    """The line that opens a run's block in ``--format trec`` output of
+    several runs: trec_eval's ``runid`` measure (``-m runid``)."""
+    return f"{'runid':<22}\tall\t{name}"
 
 
 def _rows(evaluation, labels, per_query):
@@ -46,8 +69,8 @@ def _trec_qid(qid: str | None) -> str:
 def trec(names, results, labels, per_query) -> str:
     lines = []
     for name, evaluation in zip(names, results, strict=True):
-        if len(results) > 1:
-            lines.append(f"{'runid':<22}\tall\t{name}")
+        if len(results) > 1:  # what tells the runs' blocks apart
+            lines.append(runid_line(name))
         # counts (num_ret, NumQ, ...: trec_eval-engine sums) print as integers
         counts = {labels[str(m)] for m in evaluation.metrics
                   if getattr(m, "summary", None) == "sum" and str(m) in labels}

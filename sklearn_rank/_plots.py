@@ -88,6 +88,8 @@ def save_figure(path, curves, differences=None, baseline=None):
     ``differences``: (metric, {system: per-query differences}).
     """
     plt = _pyplot()
+    from matplotlib.ticker import MaxNLocator
+
     n_top = len(curves)
     n_bottom = 0 if differences is None else len(differences[1])
     columns = max(n_top, n_bottom, 1)
@@ -99,6 +101,7 @@ def save_figure(path, curves, differences=None, baseline=None):
                 ks = np.arange(1, len(values) + 1)
                 ax.plot(ks, values, marker="o" if len(ks) <= 20 else None, ms=3, label=run)
             ax.set_xlabel("k")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # cut-offs: 1, 2, ...
             ax.set_ylabel(label)
             ax.set_title(f"{label}, mean over queries")
             ax.grid(alpha=0.3)
@@ -106,6 +109,8 @@ def save_figure(path, curves, differences=None, baseline=None):
         for ax in axes[0][n_top:]:
             ax.axis("off")
         if differences is not None:
+            from .stats._comparison import counted
+
             metric, by_system = differences
             for ax, (system, d) in zip(axes[1], by_system.items(), strict=False):
                 d = np.sort(np.asarray(d))[::-1]
@@ -113,9 +118,11 @@ def save_figure(path, curves, differences=None, baseline=None):
                 ax.bar(x, d, width=1.0, color=np.where(d >= 0, "tab:green", "tab:red"))
                 ax.axhline(0, color="black", lw=0.8)
                 ax.set_xlabel("queries, sorted by difference")
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
                 ax.set_ylabel(f"{metric}: {system} - {baseline}")
                 wins, losses = int((d > 1e-12).sum()), int((d < -1e-12).sum())
-                ax.set_title(f"{system} vs {baseline}: {wins} wins / {losses} losses")
+                ax.set_title(f"{system} vs {baseline}: {counted(wins, 'win')} / "
+                             f"{counted(losses, 'loss', 'losses')}")
                 ax.grid(alpha=0.3, axis="y")
             for ax in axes[1][n_bottom:]:
                 ax.axis("off")

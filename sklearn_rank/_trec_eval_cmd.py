@@ -15,9 +15,8 @@ missing query stops it; here nothing is printed then).
 from __future__ import annotations
 
 import getopt
-import sys
 
-from ._cli_support import READER, CommandError, option, write
+from ._cli_support import READER, CommandError, check_stdin, option, source, write
 
 __all__ = ["add_parser", "is_trec_measure_list", "run_argv", "trec_output"]
 
@@ -113,7 +112,14 @@ def is_trec_measure_list(measures) -> bool:
 def trec_output(qrels_path, run_paths, measures, *, per_query=False, complete=False,
                 summary=True, judged_only=False, level=1, max_retrieved=None,
                 n_docs=0) -> str:
-    """trec_eval's output for each run, one after the other."""
+    """trec_eval's output for each run, one after the other.
+
+    With several runs, each run's block opens with the line trec_eval's
+    ``runid`` measure prints (``runid  all  TAG``; the tag made unique with
+    the file name when two runs share it), also under ``-n``, and the
+    block's own ``runid`` line (``official``, ``-m runid``) is left out: the
+    blocks are told apart. One run's output is trec_eval's, byte for byte.
+    """
     from .trec import read_qrels, read_run
     from .trec._te_data import ranked
     from .trec._te_table import TrecEvalError, parse_measures, trec_eval
@@ -122,15 +128,22 @@ def trec_output(qrels_path, run_paths, measures, *, per_query=False, complete=Fa
         parsed = parse_measures(measures)
     except TrecEvalError as error:
         raise CommandError(str(error), ("-m", None)) from None
+    check_stdin([("qrels", qrels_path), *(("run", path) for path in run_paths)])
     with option(("qrels", qrels_path)):
-        qrels = read_qrels(qrels_path, engine=READER)
-    out = []
+        qrels = read_qrels(source(qrels_path), engine=READER)
+    blocks, tags = [], []
     for path in run_paths:
         with option(("run", path)):  # (the run is let go once ranked: memory)
-            data = ranked(qrels, read_run(sys.stdin.buffer if path == "-" else path,  # '-': stdin
-                                          engine=READER),
+            data = ranked(qrels, read_run(source(path), engine=READER),
                           complete=complete, judged_only=judged_only,
                           max_retrieved=max_retrieved)
             result = trec_eval(data, parsed, relevance_level=level, n_docs=n_docs)
-        out += result.lines(per_query=per_query, summary=summary)
-    return "".join(line + "\n" for line in out)
+        blocks.append(result.lines(per_query=per_query, summary=summary))
+        tags.append(data.runid)
+    if len(blocks) > 1:  # each block opens with its run's runid line (even with -n)
+        from ._formats import run_names, runid_line
+
+        blocks = [[runid_line(name), *(line for line in lines
+                                       if line.partition("\t")[0].rstrip() != "runid")]
+                  for name, lines in zip(run_names(tags, run_paths), blocks, strict=True)]
+    return "".join(line + "\n" for lines in blocks for line in lines)

@@ -285,12 +285,14 @@ def _defaults(n_estimators: int, seed: int) -> str:
 def _significance(best, default, metric, seed, n_estimators) -> str:
     """The best candidate against LightGBM's defaults on the held-out queries."""
     from .stats import compare
+    from .stats._comparison import counted
 
     report = compare({DEFAULTS: default, "the best candidate": best},
                      metrics=[metric], correction=None, random_state=seed)
     c = report.comparisons[0]
+    queries = counted(c.n_queries, "query", "queries")
     return (f"significance on the held-out queries: {c.sentence(None)}\n"
-            f"  (paired randomization test on {c.n_queries} queries; "
+            f"  (paired randomization test on {queries}; "
             f"{_defaults(n_estimators, seed)}, trained on the same rows)")
 
 

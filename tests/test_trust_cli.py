@@ -13,6 +13,7 @@ import io
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -121,6 +122,17 @@ EVALUATE_CASES = [
     (["--plot", "{missing}/x.png"], "--plot '{missing}/x.png': ", "no directory"),
     (["--plot", "{adir}"], "--plot '{adir}': ", "is a directory"),
     (["--plot", "{adir}/x.txt"], "--plot '{adir}/x.txt': ", "unknown image format 'txt'"),
+    # trec_eval's flags where its output is not printed: given whatever their value
+    (["-M", "0"], "-M needs --format trec", "trec_eval measures only"),
+    (["-M", "1", "--format", "json"], "-M needs --format trec", "trec_eval measures only"),
+    (["-n", "-m", "err@5", "--format", "trec"], "-n needs --format trec", "measures only"),
+    # a cut-off glued to the name: both vocabularies' spellings
+    (["-m", "P10"], "-m: ", "Did you mean 'P.10' (trec_eval) or 'p@10' (registry)?"),
+    (["-m", "ndcg_cut10"], "-m: ",
+     "Did you mean 'ndcg_cut.10' (trec_eval) or \"ndcg(gain='linear')@10\" (registry)?"),
+    (["-m", "map5"], "-m: ", "Did you mean 'map@5' (registry) or 'map_cut.5' (trec_eval)?"),
+    (["-m", "err_20"], "-m: ", "Did you mean 'err@20' (registry)?"),
+    (["-", "-"], "'-' (standard input) is given for 2 files (run, run)", "read once"),
 ]
 
 
@@ -314,6 +326,125 @@ def test_usage_errors_are_one_line(capsys, argv, prog):
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and err.startswith(f"{prog}: error: "), err
     assert f"(see '{prog} --help')" in err
+
+
+def test_trec_eval_command_suggests_the_cut_off(files, capsys):
+    assert main(["trec_eval", "-m", "P10", files["qrels"], files["run"]]) == 2
+    assert "illegal measure 'P10'; did you mean 'P.10'?" in _one_error_line(capsys, "trec_eval")
+
+
+# ------------------------------------------------------------ standard input
+
+
+@pytest.mark.parametrize("args", [
+    ["evaluate", "--format", "table"], ["evaluate", "--format", "json", "-q"],
+    ["evaluate", "--format", "csv"], ["evaluate", "--format", "trec", "-c"],  # trec_eval's
+    ["evaluate", "--format", "trec", "-m", "err@5", "-m", "map"],  # the registry's
+    ["evaluate", "-m", "alpha_nDCG@10"],  # the subtopic qrels reader
+    ["compare", "{run2}", "--resamples", "100"], ["trec_eval", "-q", "-c"],
+])
+@pytest.mark.parametrize("stdin", ["qrels", "run"])
+def test_dash_reads_standard_input_everywhere(files, capsys, monkeypatch, args, stdin):
+    """'-' names the qrels or a run read from standard input: the output of
+    every command and format is the file's."""
+    command, *rest = [a.format(**files) for a in args]
+    paths = [files["qrels"], files["run"]]
+    assert main([command, *paths, *rest]) == 0
+    expected = capsys.readouterr().out
+    position = ["qrels", "run"].index(stdin)
+    with open(paths[position], "rb") as f:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(f.read())))
+    paths[position] = "-"
+    assert main([command, *paths, *rest]) == 0, capsys.readouterr().err
+    assert capsys.readouterr().out == expected
+
+
+# ------------------------------------------------------------ what the output says
+
+
+@pytest.mark.parametrize("args", [
+    ["-m", "map", "-m", "P.5"], ["-m", "map", "-q", "-n"], ["-m", "runid", "-m", "map", "-q"],
+    [], ["-m", "err@5", "-m", "map", "-q"],  # official; the registry's lines
+])
+def test_several_runs_in_trec_format_are_told_apart(files, capsys, args):
+    """``--format trec`` with several runs: each run's block opens with its
+    ``runid  all  TAG`` line (trec_eval's runid measure), and is otherwise that
+    run's own output, which for one run is unchanged (trec_eval's)."""
+    common = ["evaluate", "-c", "--format", "trec", *args, files["qrels"]]
+    alone = []
+    for run in ("run", "run2"):
+        assert main([*common, files[run]]) == 0
+        alone.append(capsys.readouterr().out.splitlines())
+    assert main([*common, files["run"], files["run2"]]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.split("\t")[0].rstrip() == "runid"]
+    assert starts == [0, len(alone[0]) + (not any(a.startswith("runid") for a in alone[0]))]
+    for tag, block, own in zip(("bm25", "dense"), (lines[:starts[1]], lines[starts[1]:]),
+                               alone, strict=True):
+        assert block[0] == f"{'runid':<22}\tall\t{tag}"
+        assert block[1:] == [line for line in own if not line.startswith("runid")]
+
+
+def test_compare_help_offers_what_compare_takes(capsys):
+    """A command's help speaks only of the --format choices it accepts."""
+    from sklearn_rank._cli import build_parser
+
+    commands = build_parser()._subparsers._group_actions[0].choices
+    for name in ("evaluate", "compare"):
+        parser = commands[name]
+        choices = next(a.choices for a in parser._actions if "--format" in a.option_strings)
+        text = parser.format_help()
+        for fmt in ("table", "trec", "json", "csv", "text", "markdown", "latex"):
+            mentioned = f"--format {fmt}" in text or f"\n{fmt}: " in text
+            assert not mentioned or fmt in choices, (name, fmt)
+    assert "--format trec" in commands["evaluate"].format_help()  # (the test sees them)
+
+
+def test_counts_agree_with_their_nouns(files, capsys, tmp_path):
+    """'1 win / 1 loss', '1 query', '2 wins': in compare's report and in
+    tune's sentence (the same ``Comparison.sentence``)."""
+    from sklearn_rank.stats._comparison import Comparison
+
+    one = tmp_path / "one.qrels"
+    one.write_text("q1 0 d1 1\nq1 0 d2 1\nq2 0 d1 1\nq2 0 d2 1\n")
+    runs = [tmp_path / "a.run", tmp_path / "b.run"]
+    runs[0].write_text("q1 Q0 d1 1 2 a\nq1 Q0 d9 2 1 a\nq2 Q0 d9 1 2 a\nq2 Q0 d1 2 1 a\n")
+    runs[1].write_text("q1 Q0 d9 1 2 b\nq1 Q0 d1 2 1 b\nq2 Q0 d1 1 2 b\nq2 Q0 d9 2 1 b\n")
+    assert main(["compare", str(one), *map(str, runs), "-m", "mrr", "--resamples", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "1 win / 1 loss" in out and "2 queries;" in out
+    counted = re.findall(r"\b(\d+) (wins?|loss(?:es)?|quer(?:y|ies))\b", out)
+    assert counted and all((n == "1") == (word in ("win", "loss", "query"))
+                           for n, word in counted), counted
+    fields = dict(metric="mrr", system="b", baseline="a", mean=0.5, baseline_mean=0.5,
+                  difference=0.0, low=-0.5, high=0.5, pvalue=1.0, pvalue_corrected=1.0,
+                  significant=False, wins=2, ties=0, losses=0, effect_size=0.0, n_queries=2)
+    assert Comparison(**fields).sentence(None).endswith("2 wins / 0 losses")
+
+
+def test_plot_cut_off_axes_have_integer_ticks(tmp_path, monkeypatch):
+    """The curves' k axis (and the sorted queries' axis) tick at integers
+    only; checked on the rendered figure."""
+    from matplotlib.figure import Figure
+
+    from sklearn_rank._plots import save_figure
+
+    drawn, savefig = [], Figure.savefig
+
+    def record(figure, *args, **kwargs):
+        savefig(figure, *args, **kwargs)
+        drawn.extend(figure.axes)
+
+    monkeypatch.setattr(Figure, "savefig", record)
+    curves = [("P@k", {"a": [0.5, 0.4, 0.3], "b": [0.6, 0.5, 0.4]})]
+    save_figure(tmp_path / "x.png", curves, ("P_3", {"b": [0.1, -0.2, 0.0]}), "a")
+    assert (tmp_path / "x.png").read_bytes().startswith(b"\x89PNG")
+    top, bottom = drawn[0], drawn[1]
+    for ax in (top, bottom):
+        low, high = sorted(ax.get_xlim())
+        ticks = [t for t in ax.get_xticks() if low <= t <= high]
+        assert len(ticks) >= 2 and all(t == round(t) for t in ticks), ticks
+    assert bottom.get_title() == "b vs a: 1 win / 1 loss"
 
 
 # ------------------------------------------------------------ labels and JSON

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -122,6 +123,62 @@ def test_short_processes_exit_cleanly(files):
     counts = {command: len(results) for (command, _), results in outcomes.items()}
     assert sum(counts.values()) == n
     assert not failures, f"{len(failures)} of {n} processes failed:\n" + "\n".join(failures[:5])
+
+
+# What the console script pip writes runs (and ``python -m sklearn_rank``).
+_CONSOLE_SCRIPT = "import re, sys\nfrom sklearn_rank._entry import program\nsys.exit(program())\n"
+
+
+def _interrupted(argv, delay=None):
+    """Run ``argv`` (Python's arguments) under ``-X importtime`` and send it
+    SIGINT ``delay`` seconds after the program's entry module is imported
+    (None: no SIGINT): (status, stdout, stderr without the import-time lines,
+    seconds from that import to the exit).
+
+    Before that import the interpreter is starting (``site``, ``runpy``):
+    no code of the program runs there, and Python's own handling applies.
+    The child gets SIGINT's default disposition, as from a terminal (a test
+    runner may have it ignored, which Python would keep)."""
+    proc = subprocess.Popen([sys.executable, "-X", "importtime", *argv],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    head = []
+    for line in proc.stderr:  # the line is written once the module has run
+        head.append(line)
+        if line.rstrip().endswith("| sklearn_rank._entry"):
+            break
+    entered = time.monotonic()
+    if delay is not None:
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)  # (nothing is sent once it has been waited for)
+    out, err = proc.communicate(timeout=120)
+    span = time.monotonic() - entered
+    err = "".join(line for line in "".join(head + [err]).splitlines(True)
+                  if not line.startswith("import time:"))
+    return proc.returncode, out, err, span
+
+
+def test_interrupt_at_any_moment_exits_130_quietly(files):
+    """Ctrl-C at any moment of the program, from its entry on (importing the
+    command line and NumPy, reading, writing, exiting): status 130 and
+    nothing on stderr (no KeyboardInterrupt traceback, no NumPy "C-extensions
+    failed" advice, no exit 1, 2 or by the signal), or the command's own
+    status 0 and output when it had finished. Both entries; SIGINT at 40
+    moments spread over 1.2 times the command's time on this machine (whatever
+    the load: any moment has one of these two outcomes)."""
+    command = ["evaluate", files["qrels"], files["run"]]
+    entries = (["-m", "sklearn_rank"], ["-c", _CONSOLE_SCRIPT])
+    status, expected, err, span = _interrupted([*entries[0], *command])
+    assert (status, err) == (0, ""), err
+    outcomes = []
+    for i in range(40):
+        delay = span * 1.2 * i / 40
+        status, out, err, _ = _interrupted([*entries[i % 2], *command], delay)
+        outcomes.append(status)
+        assert (status, err) in ((130, ""), (0, "")), (delay, entries[i % 2], status, err)
+        assert status == 130 or out == expected
+    assert 130 in outcomes  # (interrupted at least once: the test tests something)
 
 
 def _threads() -> set:

@@ -28,7 +28,13 @@ from ._params import CONVENTIONS, PARAMS, check_options, convention_options
 from ._registry import ALIASES, METRICS, closest, lookup
 from ._spec_text import SYNTAX, shown
 from ._vocab_irm import IRM_ALIASES, IRM_MEASURES, IRM_OBJECT, irm_head, irm_spec, is_irm_object
-from ._vocab_trec import TREC_CUTOFF_MEASURES, TREC_MEASURES, refuse_engine_name, trec_labelled
+from ._vocab_trec import (
+    TREC_CUTOFF_MEASURES,
+    TREC_MEASURES,
+    glued_cutoff,
+    refuse_engine_name,
+    trec_labelled,
+)
 
 __all__ = ["MetricSpec", "build", "expand_metrics", "parse", "parse_metric", "spec_with"]
 
@@ -266,6 +272,9 @@ def _check_name(name: str) -> None:
     (names are case-sensitive: ``nDCG`` is ir_measures', ``ndcg`` the registry's)."""
     if name in METRICS or name in ALIASES:
         return
+    if (meant := glued_cutoff(name)) is not None:
+        raise ValueError(f"Unknown metric {shown(name)}: a cut-off follows '@' (or '.' in a "
+                         f"trec_eval name). Did you mean {' or '.join(meant)}?")
     vocabularies = ((METRICS, "registry metric"), (ALIASES, "registry alias"),
                     (IRM_MEASURES, "ir_measures measure"), (IRM_ALIASES, "ir_measures alias"),
                     (TREC_MEASURES, "trec_eval measure"),

@@ -17,7 +17,7 @@ from . import _spec_text
 from ._params import PARAMS
 from ._registry import ALIASES, METRICS
 
-__all__ = ["TREC_CUTOFF_MEASURES", "TREC_DEFAULT_CUTOFFS", "TREC_MEASURES",
+__all__ = ["TREC_CUTOFF_MEASURES", "TREC_DEFAULT_CUTOFFS", "TREC_MEASURES", "glued_cutoff",
            "refuse_engine_name", "trec_labelled", "trec_name", "trec_specs"]
 
 TREC_MEASURES: dict[str, str] = {
@@ -45,6 +45,11 @@ TREC_DEFAULT_CUTOFFS = {
     "map_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
     "success": (1, 5, 10),
 }
+#: The registry metric of each trec_eval cut-off family (the same measure
+#: under convention="trec_eval", but for NDCG's gain).
+_FAMILY_OF = {"p": "P", "recall": "recall", "ndcg": "ndcg_cut", "map": "map_cut",
+              "hit_rate": "success"}
+_GLUED = re.compile(r"^([A-Za-z][A-Za-z_]*?)_?([0-9]+)$")
 _TREC_PATTERN = re.compile(
     r"^(" + "|".join(TREC_CUTOFF_MEASURES) + r")(?:[._]([0-9]+(?:,[0-9]+)*))?$")
 
@@ -76,6 +81,32 @@ def trec_labelled(name: str) -> list[tuple[str, str]] | None:
     family, cutoffs = match.groups()
     ks = TREC_DEFAULT_CUTOFFS[family] if cutoffs is None else [int(c) for c in cutoffs.split(",")]
     return [(TREC_CUTOFF_MEASURES[family].format(k), f"{family}_{k}") for k in ks]
+
+
+def glued_cutoff(name: str) -> list[str] | None:
+    """What a name with its cut-off glued on may mean: ``"P10"`` ->
+    ``["'P.10' (trec_eval)", "'p@10' (registry)"]``, ``"map5"`` ->
+    ``["'map@5' (registry)", "'map_cut.5' (trec_eval)"]``; None for any
+    other name.
+
+    The name is a trec_eval cut-off family (``P``, ``ndcg_cut``, ...) or a
+    registry metric with a cut-off (``ndcg``, ``err``, ...) followed by
+    digits (after an ``_`` or not) that is no measure; the spelling of its
+    own vocabulary comes first, then the other's.
+    """
+    match = _GLUED.match(name)
+    if match is None or int(match.group(2)) < 1:
+        return None
+    base, k = match.group(1), int(match.group(2))
+    metric = ALIASES.get(base, base)
+    if base in TREC_CUTOFF_MEASURES:
+        return [f"'{base}.{k}' (trec_eval)",
+                f"{TREC_CUTOFF_MEASURES[base].format(k)!r} (registry)"]
+    if metric in METRICS and "k" in METRICS[metric].params:
+        family = _FAMILY_OF.get(metric)
+        return [f"'{base}@{k}' (registry)",
+                *([f"'{family}.{k}' (trec_eval)"] if family is not None else [])]
+    return None
 
 
 def trec_name(spec, options: Mapping[str, Any] | None = None) -> str | None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ._corrections import label
 from ._scale import quantity
 
-__all__ = ["TESTS", "Comparison", "percent"]
+__all__ = ["TESTS", "Comparison", "counted", "percent"]
 
 
 #: ``test=`` value -> its name in sentences and notes.
@@ -103,7 +103,8 @@ class Comparison:
         return (f"{claim}{self.difference:+.4f}{self._scale()}, {percent(self.confidence)} "
                 f"bootstrap CI [{self.low:+.4f}, {self.high:+.4f}], "
                 f"p {_p(self.pvalue_corrected, True)}"
-                f"{f' ({name})' if name else ''}, {self.wins} wins / {self.losses} losses"
+                f"{f' ({name})' if name else ''}, {counted(self.wins, 'win')} / "
+                f"{counted(self.losses, 'loss', 'losses')}"
                 f"{self._disagreement(correction)}")
 
     def _scale(self) -> str:
@@ -137,6 +138,12 @@ class Comparison:
                 f"{TESTS[self.test]} are different methods, which can disagree near the "
                 f"threshold, more often with few queries ({self.n_queries}); the verdict is "
                 "the test's")
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 win``, ``2 wins``, ``0 losses``: a count with its noun in the
+    right number (``plural``: the noun's plural when not ``noun + "s"``)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def percent(level: float) -> str:

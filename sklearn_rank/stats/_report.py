@@ -9,7 +9,7 @@ import numpy as np
 from .._validation import StrOptions, validate_params
 from ..metrics._evaluation import Evaluation
 from ._bootstrap import bootstrap_ci
-from ._comparison import TESTS, Comparison, _p, percent
+from ._comparison import TESTS, Comparison, _p, counted, percent
 from ._constraints import LEVEL, PAIRED, RESAMPLES, SEED
 from ._corrections import CORRECTIONS, adjust, label
 from ._escape import latex_cell, latex_comment, latex_pvalue, latex_row, markdown_cell
@@ -86,7 +86,8 @@ class Report:
                  "bonferroni": " after Bonferroni's correction",
                  "fdr_bh": (" after Benjamini-Hochberg's correction (false discovery rate "
                             f"{self.alpha:g})")}[self.correction]
-        return (f"{n} queries; {TESTS[self.test]}; * p < {self.alpha:g}{after}; CI: bootstrap "
+        queries = counted(n, "query", "queries")
+        return (f"{queries}; {TESTS[self.test]}; * p < {self.alpha:g}{after}; CI: bootstrap "
                 "percentile interval of the mean difference, not corrected for multiple "
                 "comparisons (the verdict is the test's; a sentence below says why when they "
                 "disagree); W/T/L: queries won, tied, lost against the baseline; d: mean "

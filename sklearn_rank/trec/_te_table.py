@@ -156,6 +156,15 @@ def _parse_params(measure: _Measure, text: str) -> Params | tuple:
     return Params(text, (), tuple(pairs))
 
 
+def _glued(name: str) -> str:
+    """"; did you mean 'P.10'?" for a cut-off glued to the name of a measure
+    with cut-offs (``P10``; ``ndcg_cut_10``, as trec_eval prints it), else ""."""
+    match = re.fullmatch(r"([A-Za-z][A-Za-z_]*?)_?([0-9]+)", name)
+    if match is None or getattr(MEASURES.get(match[1]), "params", None) != _LONG:
+        return ""
+    return f"; did you mean '{match[1]}.{match[2]}'?"
+
+
 def parse_measures(arguments) -> dict:
     """``{measure name: parameters or None}`` for trec_eval ``-m`` arguments
     (None: the defaults), in the measure table's order; no argument means
@@ -173,7 +182,7 @@ def parse_measures(arguments) -> dict:
             continue
         measure = MEASURES.get(name)
         if measure is None:
-            raise TrecEvalError(f"illegal measure '{name}' (trec_eval measures: "
+            raise TrecEvalError(f"illegal measure '{name}'{_glued(name)} (trec_eval measures: "
                                 f"{', '.join(MEASURES)}; sets: {', '.join(NICKNAMES)})")
         marked.add(name)
         if text and measure.params is None:
