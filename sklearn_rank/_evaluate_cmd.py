@@ -30,9 +30,7 @@ bpref, ...: tied scores averaged) mean what they mean in evaluate() and the scor
 so on runs with tied scores -m map can differ from trec_eval's map:
 'sklearn-rank trec_eval' is the drop-in where every name is trec_eval's.
 labels: a value is labelled with the spelling asked for, canonically written
-(-m P.10 -> P_10 as trec_eval prints it, -m p@10 -> p@10, -m precision@10 -> p@10);
-only --format trec prints trec_eval's name for a spec that is exactly trec_eval's
-measure.
+(-m P.10 -> P_10 as trec_eval prints it, -m p@10 -> p@10, -m precision@10 -> p@10).
 files: '-' reads the qrels or one run from standard input."""
 _EPILOG = f"""\
 trec: with --format trec and only trec_eval measures or sets (or no -m: its
@@ -43,6 +41,7 @@ arguments); a judged query missing from the run is then an error without -c.
 With several runs, each run's lines start with the line trec_eval's runid
 measure prints ('runid  all  TAG'; with -n too), which tells the runs apart.
 {_LABELS}
+Only trec lines print trec_eval's name for a spec that is exactly trec_eval's measure.
 json: a value that is not a number (empty='nan') is written as null.
 {IDS_HELP}
 
