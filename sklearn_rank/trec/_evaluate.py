@@ -20,7 +20,7 @@ from ..metrics._data import ranked_data
 from ..metrics._evaluation import Evaluation, combined, entry_of, with_engine
 from ..metrics._plan import Plan
 from ..metrics._spec import listed_metrics, parse_specs
-from ..metrics._vocab_irm import DIVERSITY, IRM_OBJECT
+from ..metrics._vocab_irm import DIVERSITY, IRM_OBJECT, TREC_LAYOUT
 from ._frames import DataFrame, is_frame
 from ._io import read_qrels, read_run
 from ._join import match_rows, row_codes
@@ -160,14 +160,16 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     engine = {i: item for i, metric in enumerate(listed)
               if (item := engine_item(metric)) is not None}
     qrels, subtopics = _judgments(qrels, engine, len(listed))
+
+    def columns(only, layout):
+        return _trec_columns(qrels, run, complete, judged_only or only, layout)
+
     if not engine:
-        return _evaluate(metrics, relevance_level, options,
-                         lambda only: _trec_columns(qrels, run, complete, judged_only or only))
+        return _evaluate(metrics, relevance_level, options, columns)
     rest = [metric for i, metric in enumerate(listed) if i not in engine]
     registry = None
     if rest:
-        registry = _evaluate(rest, relevance_level, options,
-                             lambda only: _trec_columns(qrels, run, complete, judged_only or only))
+        registry = _evaluate(rest, relevance_level, options, columns)
     qids, entries = evaluate_engine(list(engine.values()), qrels, run,
                                     None if registry is None else registry.qids,
                                     relevance_level=relevance_level, complete=complete,
@@ -191,9 +193,11 @@ def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
     """The metrics package's part: parse the metrics, check the options
     (trec_eval's convention by default, ``threshold`` from
     ``relevance_level``), then compute them on the ranked columns that
-    ``columns(judged_only)`` gives (the arguments of ``ranked_data``); specs
-    with ``judged_only`` (ir_measures' ``judged_only=True``) on the judged
-    documents alone."""
+    ``columns(judged_only, layout)`` gives (the arguments of ``ranked_data``);
+    specs with ``judged_only`` (ir_measures' ``judged_only=True``) on the
+    judged documents alone, ir_measures' names on their provider's layout
+    (``MetricSpec.layout``: its order of tied scores, kept with
+    ``ties='stable'``)."""
     try:
         specs = parse_specs(metrics)
     except ValueError as error:
@@ -202,14 +206,19 @@ def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
     options = {"convention": "trec_eval", **options}
     if any("threshold" in s.info.params for s in specs):
         options.setdefault("threshold", relevance_level)
-    parts = []
-    for only in (False, True):
-        group = [s for s in specs if s.judged_only == only]
-        if group:
-            plan = Plan.of(group, options, caller="evaluate_run")
-            labels, lengths, qids, n_retrieved, judged = columns(only)
-            parts.append(plan.evaluate(ranked_data(labels, lengths, qids,
-                                                   n_retrieved=n_retrieved, judged=judged)))
+    Plan.of(specs, options, caller="evaluate_run")  # the options, checked once for all
+    groups: dict = {}
+    for spec in specs:
+        groups.setdefault((spec.judged_only, spec.layout), []).append(spec)
+    parts, laid_out = [], {}
+    for (only, layout), group in groups.items():
+        key = (only, layout or TREC_LAYOUT)
+        if key not in laid_out:
+            labels, lengths, qids, n_retrieved, judged = columns(*key)
+            laid_out[key] = ranked_data(labels, lengths, qids, n_retrieved=n_retrieved,
+                                        judged=judged)
+        pinned = options if layout is None else {**options, "ties": "stable"}
+        parts.append(Plan.resolved(group, pinned).evaluate(laid_out[key]))
     return parts[0] if len(parts) == 1 else _merged(parts, specs)
 
 
@@ -244,18 +253,20 @@ def _point_to_trec_eval(metrics, error: ValueError) -> None:
                 "trec_eval 10.0 measure, as the binary prints it.") from None
 
 
-def _trec_columns(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
+def _trec_columns(qrels: Qrels, run: Run, complete: bool, judged_only: bool,
+                  layout=TREC_LAYOUT):
     """The evaluated queries' rows, as ``ranked_data``'s arguments (labels,
     lengths, qids, n_retrieved, judged): queries in code order, each with its
-    retrieved documents in trec_eval's rank order, then the judged ones it
-    missed (in qrels order)."""
+    retrieved documents in trec_eval's rank order (or ``layout``'s), then the
+    judged ones it missed (in qrels order)."""
     vocabulary, q_run_code, r_run_code, q_code, r_code = row_codes(qrels, run)
     n_codes = vocabulary.shape[0]
     evaluated = _evaluated(n_codes, q_run_code, r_run_code, complete)
     match = match_rows(qrels, run, q_code, r_code, n_codes)
-    level = np.append(qrels.rel, -1.0)[match]  # -1: not judged (row len(qrels))
+    rel = np.maximum(qrels.rel, 0.0) if layout.negative_judged else qrels.rel
+    level = np.append(rel, -1.0)[match]  # -1: not judged (row len(qrels))
     r_code, level, starts, lengths = _ranked(run, r_code, r_run_code, level, evaluated,
-                                             judged_only)
+                                             judged_only, layout.ties)
     # Judged documents the run did not retrieve: they count for the ideal
     # ranking and the number of relevant documents, at no rank.
     retrieved = np.zeros(len(qrels) + 1, dtype=bool)
@@ -285,11 +296,11 @@ def _evaluated(n_codes: int, q_run_code: np.ndarray, r_run_code: np.ndarray,
 
 
 def _ranked(run: Run, r_code: np.ndarray, r_run_code: np.ndarray, level: np.ndarray,
-            evaluated: np.ndarray, judged_only: bool):
+            evaluated: np.ndarray, judged_only: bool, ties: str = "docno_desc"):
     """The run rows to rank (those of evaluated queries; with
-    ``judged_only``, the judged ones) in trec_eval's order: their query
-    codes and levels (-1: unjudged), and the starts and lengths of their
-    queries."""
+    ``judged_only``, the judged ones) in trec_eval's order (ties as
+    :func:`_trec_order`'s ``ties``): their query codes and levels (-1:
+    unjudged), and the starts and lengths of their queries."""
     starts, lengths = run.query_runs
     docnos = run.docno_bytes
     if evaluated[r_run_code].all() and not (judged_only and (level < 0).any()):
@@ -307,7 +318,7 @@ def _ranked(run: Run, r_code: np.ndarray, r_run_code: np.ndarray, level: np.ndar
 
     # trec_eval 10.0 keeps scores as C doubles (9.0.8 and pytrec_eval: floats);
     # equal doubles tie, and the tie goes by decreasing document id.
-    order, moved = _trec_order(r_code, starts, score, docno_key)
+    order, moved = _trec_order(r_code, starts, score, docno_key, ties)
     if moved is not None:
         at, source = moved
         level[at] = level[source]  # ties reordered within queries only
