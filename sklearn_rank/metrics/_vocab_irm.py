@@ -122,14 +122,15 @@ class RunLayout:
 #: trec_eval's (and pytrec_eval's, gdeval's): the layout of every other name.
 TREC_LAYOUT = RunLayout()
 # cwl_eval sorts each query's rows by score, stably, and clips negative levels
-# to 0; judged sorts by (-score, docno) and counts every qrels entry; compat
-# and msmarco (RR@k) sort by (-score, docno); accuracy sorts stably.
+# to 0; judged sorts by (-score, docno) and counts every qrels entry; compat,
+# msmarco (RR@k) and pyndeval rank by (-score, docno); accuracy sorts stably.
 _CWL_LAYOUT = RunLayout("input", negative_judged=True)
 _LAYOUTS = {"RBP": _CWL_LAYOUT, "SDCG": _CWL_LAYOUT, "NERR8": _CWL_LAYOUT,
             "NERR9": _CWL_LAYOUT, "NERR10": _CWL_LAYOUT, "NERR11": _CWL_LAYOUT,
             "INST": _CWL_LAYOUT, "INSQ": _CWL_LAYOUT, "BPM": _CWL_LAYOUT,
             "Judged": RunLayout("docno_asc", negative_judged=True),
-            "Compat": RunLayout("docno_asc"), "Accuracy": RunLayout("input")}
+            "Compat": RunLayout("docno_asc"), "Accuracy": RunLayout("input"),
+            **dict.fromkeys(DIVERSITY, RunLayout("docno_asc"))}  # pyndeval
 
 
 def irm_layout(name: str, params: dict) -> RunLayout:

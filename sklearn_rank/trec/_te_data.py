@@ -119,10 +119,11 @@ def _trec_order(qcode: np.ndarray, starts: np.ndarray, score: np.ndarray, docno_
     return None, (tied, rows[by_doc])
 
 
-def _order(r_code, score, docno_key):
-    """Row order: by query code, decreasing score, then decreasing docno."""
+def _order(r_code, score, docno_key, ties: str = "docno_desc"):
+    """Row order: by query code, decreasing score, then decreasing docno
+    (ties as :func:`_trec_order`'s ``ties``)."""
     starts, _ = _runs_of(r_code)
-    order, moved = _trec_order(r_code, starts, score, docno_key)
+    order, moved = _trec_order(r_code, starts, score, docno_key, ties)
     if order is None:
         order = np.arange(r_code.shape[0])
         if moved is not None:
