@@ -135,6 +135,11 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     non-relevant (bpref and RankEff skip them); a negative level in the qrels
     marks a document as in the pool but unjudged; queries in the run but not in
     the qrels are skipped. Every registry metric works here, on these rules.
+    ir_measures' names rank the run as their ir_measures provider does (ties
+    by increasing document id for ``Judged``, ``Compat``, ``RR@k`` and the
+    diversity measures, in the run's row order for the C/W/L measures and
+    ``Accuracy``; ``Judged`` counts a negative level as judged), whatever
+    ``ties`` says.
 
     Examples
     --------
