@@ -125,6 +125,12 @@ def test_negative_levels_count_as_judged_for_judged_alone():
     ev = evaluate_run(qrels, run, ["judged", "Judged", "bpref", "Bpref"])
     assert ev.per_query["judged"][0] == pytest.approx(0.25, rel=1e-12)
     assert ev.per_query["Bpref"][0] == pytest.approx(ev.per_query["bpref"][0], rel=1e-12)
+    # evaluate_run's judged_only=True (trec_eval's -J) keeps what each name counts as judged
+    qrels = {"1": {"a": -1, "b": 1}, "2": {"c": -1, "f": 1}}
+    run = {"1": {"a": 2.0, "b": 1.0, "d": 0.0}, "2": {"c": 1.0, "e": 0.0}}
+    ev = evaluate_run(qrels, run, ["Judged@1", "judged@1", "RBP(rel=1)"], judged_only=True)
+    np.testing.assert_array_equal(ev.per_query["Judged@1"], [1.0, 1.0])
+    np.testing.assert_array_equal(ev.per_query["judged@1"], [1.0, 0.0])  # 2: nothing left
 
 
 @pytest.mark.parametrize("measure", ["RBP(rel=1)", "Judged@5", "RR@3", "Compat",

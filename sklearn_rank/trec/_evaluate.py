@@ -165,9 +165,10 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     engine = {i: item for i, metric in enumerate(listed)
               if (item := engine_item(metric)) is not None}
     qrels, subtopics = _judgments(qrels, engine, len(listed))
+    cache: dict = {}  # the join and the rankings, shared by the layouts
 
     def columns(only, layout):
-        return _trec_columns(qrels, run, complete, judged_only or only, layout)
+        return _trec_columns(qrels, run, complete, judged_only or only, layout, cache)
 
     if not engine:
         return _evaluate(metrics, relevance_level, options, columns)
@@ -259,27 +260,45 @@ def _point_to_trec_eval(metrics, error: ValueError) -> None:
 
 
 def _trec_columns(qrels: Qrels, run: Run, complete: bool, judged_only: bool,
-                  layout=TREC_LAYOUT):
+                  layout=TREC_LAYOUT, cache: dict | None = None):
     """The evaluated queries' rows, as ``ranked_data``'s arguments (labels,
     lengths, qids, n_retrieved, judged): queries in code order, each with its
     retrieved documents in trec_eval's rank order (or ``layout``'s), then the
-    judged ones it missed (in qrels order)."""
-    vocabulary, q_run_code, r_run_code, q_code, r_code = row_codes(qrels, run)
-    n_codes = vocabulary.shape[0]
-    evaluated = _evaluated(n_codes, q_run_code, r_run_code, complete)
-    match = match_rows(qrels, run, q_code, r_code, n_codes)
-    rel = np.maximum(qrels.rel, 0.0) if layout.negative_judged else qrels.rel
-    level = np.append(rel, -1.0)[match]  # -1: not judged (row len(qrels))
-    r_code, level, starts, lengths = _ranked(run, r_code, r_run_code, level, evaluated,
-                                             judged_only, layout.ties)
+    judged ones it missed (in qrels order). ``cache`` keeps the join and each
+    ranking for the next call (another layout)."""
+    cache = {} if cache is None else cache
+    if "join" not in cache:
+        vocabulary, q_run_code, r_run_code, q_code, r_code = row_codes(qrels, run)
+        evaluated = _evaluated(vocabulary.shape[0], q_run_code, r_run_code, complete)
+        match = match_rows(qrels, run, q_code, r_code, vocabulary.shape[0])
+        cache["join"] = vocabulary, r_run_code, q_code, r_code, evaluated, match
+    vocabulary, r_run_code, q_code, r_code, evaluated, match = cache["join"]
+    # A negative level counts as judged (at 0) before ranking only when -J drops
+    # the unjudged documents; otherwise the ranking is the same and it is set after.
+    before = judged_only and layout.negative_judged
+    key = (judged_only, layout.ties, before)
+    if key not in cache:
+        level = np.append(qrels.rel, -np.inf)[match]  # -inf: not judged (row len(qrels))
+        if before:
+            level = _judged_at_zero(level)
+        cache[key] = _ranked(run, r_code, r_run_code, level, evaluated, judged_only,
+                             layout.ties)
+    ranked_code, level, starts, lengths = cache[key]
+    if layout.negative_judged and not before:
+        level = _judged_at_zero(level)
     # Judged documents the run did not retrieve: they count for the ideal
     # ranking and the number of relevant documents, at no rank.
     retrieved = np.zeros(len(qrels) + 1, dtype=bool)
     retrieved[match] = True
     missed = np.flatnonzero(~retrieved[:-1] & (qrels.rel >= 0) & evaluated[q_code])
-    labels, judged, counts, n_ret = _laid_out(r_code, level, starts, lengths, q_code[missed],
-                                              qrels.rel[missed], evaluated)
+    labels, judged, counts, n_ret = _laid_out(ranked_code, level, starts, lengths,
+                                              q_code[missed], qrels.rel[missed], evaluated)
     return labels, counts[evaluated], vocabulary[evaluated], n_ret[evaluated], judged
+
+
+def _judged_at_zero(level: np.ndarray) -> np.ndarray:
+    """``level`` with every negative level of a judged document (not -inf) at 0."""
+    return np.where(np.isneginf(level), level, np.maximum(level, 0.0))
 
 
 def _evaluated(n_codes: int, q_run_code: np.ndarray, r_run_code: np.ndarray,
@@ -304,7 +323,7 @@ def _ranked(run: Run, r_code: np.ndarray, r_run_code: np.ndarray, level: np.ndar
             evaluated: np.ndarray, judged_only: bool, ties: str = "docno_desc"):
     """The run rows to rank (those of evaluated queries; with
     ``judged_only``, the judged ones) in trec_eval's order (ties as
-    :func:`_trec_order`'s ``ties``): their query codes and levels (-1:
+    :func:`_trec_order`'s ``ties``): their query codes and levels (< 0:
     unjudged), and the starts and lengths of their queries."""
     starts, lengths = run.query_runs
     docnos = run.docno_bytes
@@ -353,7 +372,7 @@ def _laid_out(r_code: np.ndarray, level: np.ndarray, starts: np.ndarray, lengths
     labels = np.zeros(int(counts.sum()))
     judged = np.zeros_like(labels)
     judged[at] = level >= 0
-    labels[at] = np.maximum(level, 0.0, out=level)
+    labels[at] = np.maximum(level, 0.0)  # level may serve another layout
     at = offset[missed_code] + n_ret[missed_code] + _within(missed_code)
     labels[at] = missed_level
     judged[at] = 1.0
