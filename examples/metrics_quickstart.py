@@ -17,7 +17,7 @@ from sklearn_rank.metrics import evaluate, ndcg_score
 
 rng = np.random.default_rng(0)
 n_queries = 1_000
-lengths = rng.integers(1, 60, n_queries)
+lengths = rng.integers(2, 60, n_queries)  # scikit-learn refuses one-document lists
 qid = np.repeat([f"q{i:04d}" for i in range(n_queries)], lengths)
 y = rng.choice(5, qid.shape[0], p=[0.5, 0.25, 0.15, 0.07, 0.03])
 score = y + rng.normal(scale=2.0, size=qid.shape[0])  # a noisy ranker

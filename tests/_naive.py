@@ -472,6 +472,9 @@ def _data_checks(name, p, k, all_queries):
     whether the magnitudes allow a refusal."""
     labels = sorted({lab for _, rows, _ in all_queries for lab, _ in rows})
     if name in ("cg", "dcg", "ndcg"):
+        if (name != "cg" and p["convention"] == "sklearn"
+                and any(len(rows) < 2 for _, rows, _ in all_queries)):
+            raise Invalid("a one-document query: scikit-learn's ndcg_score refuses it")
         table, huge = gain_function(p["gain"], labels)
         longest = max(len(rows) for _, rows, _ in all_queries)
         size = longest if k is None else min(k, longest)

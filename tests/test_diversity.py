@@ -142,14 +142,12 @@ def test_judged_only_drops_unjudged_documents_first():
         _same(ours(plain, qrels, run, judged_only=True), reference(plain, qrels, kept), measure)
 
 
-def test_score_ties_go_by_decreasing_document_id():
-    # evaluate_run's order for every name (trec_eval's, ndeval -traditional's);
-    # pyndeval breaks ties by increasing id
+def test_score_ties_go_by_increasing_document_id():
+    # pyndeval's order (trec_eval's and ndeval -traditional's: decreasing id)
     qrels = pd.DataFrame([("q", "1", "a", 1), ("q", "2", "b", 0)],
                          columns=["query_id", "iteration", "doc_id", "relevance"])
-    run = pd.DataFrame([("q", "a", 1.0), ("q", "b", 1.0)], columns=["query_id", "doc_id", "score"])
-    assert reference("P_IA@1", qrels, run) == {"q": 1.0}
-    assert ours("P_IA@1", qrels, run) == {"q": 0.0}
+    run = pd.DataFrame([("q", "b", 1.0), ("q", "a", 1.0)], columns=["query_id", "doc_id", "score"])
+    assert reference("P_IA@1", qrels, run) == ours("P_IA@1", qrels, run) == {"q": 1.0}
     assert ours("P_IA@2", qrels, run) == reference("P_IA@2", qrels, run) == {"q": 0.5}
 
 
@@ -274,3 +272,15 @@ def test_nothing_relevant_anywhere():
               reference(key, frame, runs), key)
     # q1: NaN, out of the mean; q2 (not in the run): 0, as ir_measures fills it
     assert got.n_empty["nNRBP"] == 1 and got.mean["nNRBP"] == 0.0
+
+
+def test_tied_scores_break_as_pyndeval():
+    """pyndeval ranks tied scores by increasing document id (neither trec_eval's
+    decreasing id nor the run's row order): per query, exactly, on a run with
+    many ties whose rows are shuffled within each query."""
+    qrels, run = collection(5)
+    rng = np.random.default_rng(11)
+    run = run.assign(score=rng.integers(0, 4, len(run)) / 4.0)
+    run = run.iloc[rng.permutation(len(run))].sort_values("query_id", kind="stable")
+    for measure in ["alpha_nDCG@10", "ERR_IA@5", "P_IA@5", "AP_IA", "NRBP", "StRecall@3"]:
+        _same(ours(measure, qrels, run), reference(measure, qrels, run), measure)

@@ -5,8 +5,9 @@ call per measure: its multi-measure calls share trec_eval invocations by set
 order), on generated collections with graded, negative and missing
 judgments, queries missing on either side, float32-exact scores and runs
 inserted in trec_eval's order (score descending, docno descending), through
-:func:`~sklearn_rank.trec.evaluate_run` and the command line. The C/W/L
-measures are also checked against an independent brute-force reference.
+:func:`~sklearn_rank.trec.evaluate_run` and the command line (runs in other
+orders, where the providers' tie orders differ: tests/test_irm_ties.py). The
+C/W/L measures are also checked against an independent brute-force reference.
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ ENGINE_MEASURES = [
     "SetAP(judged_only=True)", "SetP(relative=True)", "SetRelP", "SetP(rel=2,relative=True)",
     "SetF(beta=2.0)", "SetF(rel=2,beta=0.5)", "SetF(beta=3.0,judged_only=True)",
 ]
-# Providers that break score ties by increasing docno (MS MARCO, judged): tie-free runs.
+# Providers that break score ties by increasing docno (MS MARCO, judged): tie-free runs
+# here, tied ones in tests/test_irm_ties.py.
 UNTIED_MEASURES = [("RR@3", 1e-12), ("RR(rel=2)@10", 1e-12), ("Judged@5", 1e-12),
                    ("Judged@1", 1e-12), ("Judged", 1e-12)]
 SEEDS = [0, 1, 2]
@@ -146,7 +148,7 @@ def test_engine_measures_equal_ir_measures(measure, seed):
 @pytest.mark.parametrize("measure", ["Compat", "Compat(p=0.8)", "Compat(normalize=False)",
                                      "Compat(p=0.5,normalize=False)"])
 def test_compat_equals_ir_measures_without_ties(measure, seed):
-    # ir_measures' compat breaks score ties by increasing docno (here: trec_eval's order)
+    # ir_measures' compat breaks score ties by increasing docno (tied: tests/test_irm_ties.py)
     qrels, run = collection(seed, tied=False)
     assert _compare(measure, 1e-12, qrels, run) == len(qrels)
 
@@ -183,15 +185,14 @@ def test_accuracy_equals_ir_measures_and_pair_counts(measure, cutoff, rel, seed)
     assert ev.n_empty[measure] == len(got) - len(counted)
 
 
-def test_compat_and_accuracy_break_ties_as_trec_eval():
+def test_compat_and_accuracy_break_ties_as_ir_measures():
     qrels, run = {"1": {"a": 1, "b": 0}}, {"1": {"b": 1.0, "a": 1.0}}
     # ir_measures: a before b (increasing docno) for Compat, input order for Accuracy
-    assert reference("Compat", qrels, run) == {"1": 1.0}
-    assert reference("Accuracy", qrels, run) == {"1": 0.0}
-    # b first: overlap 0 at rank 1, 1 of 2 at rank 2 (weight 0.95), over the
-    # ideal's own (1 + 0.95 / 2)
-    assert ours("Compat", qrels, run) == {"1": pytest.approx((0.95 / 2) / (1 + 0.95 / 2))}
-    assert ours("Accuracy", qrels, run) == {"1": 0.0}
+    assert reference("Compat", qrels, run) == ours("Compat", qrels, run) == {"1": 1.0}
+    assert reference("Accuracy", qrels, run) == ours("Accuracy", qrels, run) == {"1": 0.0}
+    # trec_eval's order (b first) would give Compat (0.95 / 2) / (1 + 0.95 / 2)
+    run = {"1": {"a": 1.0, "b": 1.0}}
+    assert reference("Accuracy", qrels, run) == ours("Accuracy", qrels, run) == {"1": 1.0}
 
 
 def test_iprec_uses_9_0_8_cut_rank_not_10_0():
@@ -216,7 +217,7 @@ def test_engine_names_refused_on_flat_rows():
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("measure, tol", UNTIED_MEASURES, ids=[m for m, _ in UNTIED_MEASURES])
 def test_per_query_equals_ir_measures_without_ties(measure, tol, seed):
-    # Judged: no negative levels (ir_measures counts them judged; see the pinned test)
+    # Judged: no negative levels (which ir_measures counts judged: tests/test_irm_ties.py)
     qrels, run = collection(seed, tied=False, negative=False)
     _compare(measure, tol, qrels, run)
 
@@ -234,17 +235,17 @@ def test_judged_only_applies_to_its_measure_alone():
     assert (ev.per_query["AP"] != ev.per_query["AP(judged_only=True)"]).any()
 
 
-def test_documented_differences_are_pinned():
-    """Where sklearn_rank deliberately differs from ir_measures, the values of both."""
+def test_providers_rules_against_the_registry_twins():
+    """ir_measures' names follow its providers, the registry names the package's rules."""
     qrels = {"1": {"a": -1, "b": 1}}
     run = {"1": {"a": 2.0, "b": 1.0}}
-    # A negative level is "pooled but unjudged" (trec_eval); ir_measures' Judged counts it.
-    assert reference("Judged@1", qrels, run) == {"1": 1.0}
-    assert ours("Judged@1", qrels, run) == {"1": 0.0}
-    # Ties go by decreasing docno for every name (ir_measures' MS MARCO RR@k: increasing).
+    # ir_measures' Judged counts a negative level; elsewhere it is "pooled but unjudged".
+    assert reference("Judged@1", qrels, run) == ours("Judged@1", qrels, run) == {"1": 1.0}
+    assert ours("judged@1", qrels, run) == {"1": 0.0}
+    # MS MARCO's RR@k breaks ties by increasing docno, pytrec_eval's RR and mrr by decreasing.
     qrels, run = {"1": {"a": 1, "b": 0}}, {"1": {"b": 1.0, "a": 1.0}}
-    assert reference("RR@1", qrels, run) == {"1": 1.0}
-    assert ours("RR@1", qrels, run) == {"1": 0.0}
+    assert reference("RR@1", qrels, run) == ours("RR@1", qrels, run) == {"1": 1.0}
+    assert ours("mrr@1", qrels, run) == {"1": 0.0}
     assert ours("RR", qrels, run) == reference("RR", qrels, run) == {"1": 0.5}
 
 

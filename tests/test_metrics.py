@@ -11,6 +11,7 @@ from sklearn_rank.metrics import (
     cumulative_gain_score,
     dcg_score,
     evaluate,
+    mean_average_precision_score,
     ndcg_score,
 )
 
@@ -168,6 +169,16 @@ def test_all_queries_skipped_warns_and_returns_nan():
     with pytest.warns(RuntimeWarning, match="no query is counted"):
         value = ndcg_score([0, 0], [1, 2], qid=[1, 1], empty="skip")
     assert math.isnan(value)
+    with pytest.warns(RuntimeWarning, match="no query is counted"):  # 1: empty, 2: weight 0
+        assert math.isnan(ndcg_score([0, 0, 1, 0], [1, 2, 1, 2], qid=[1, 1, 2, 2],
+                                     sample_weight=[1.0, 1.0, 0.0, 0.0], empty="skip"))
+    # and the documentation of empty= says so, not only the warning
+    if ndcg_score.__doc__ is not None:  # python -OO
+        for doc in (ndcg_score.__doc__, mean_average_precision_score.__doc__):
+            text = " ".join(doc.split())
+            assert "A mean over no counted query (every query empty under ``'skip'``, or " \
+                   "weighted 0) is NaN" in text
+            assert "torchmetrics' retrieval metrics return 0" in text
 
 
 def test_dcg_reports_empty_queries_too():

@@ -157,6 +157,34 @@ def test_sklearn_sample_weight(seed, k):
         assert got_1d == pytest.approx(expected, rel=1e-12, abs=1e-12)
 
 
+@pytest.mark.parametrize("name", ["ndcg", "dcg"])
+def test_sklearn_refuses_single_document_queries(name):
+    """scikit-learn refuses a list of one document; so does convention='sklearn'
+    for ndcg and dcg, naming the first such query (in row order) and the
+    convention. Without the convention, or for other metrics, such a query
+    scores as usual."""
+    ours = {"ndcg": ndcg_score, "dcg": dcg_score}[name]
+    with pytest.raises(ValueError, match="more than 1 document|formats are supported"):
+        getattr(sklearn.metrics, f"{name}_score")([[1]], [[1]])
+    with pytest.raises(ValueError, match=r"query 0 has fewer than 2 documents \(1 query of "
+                                         r"1\), which convention='sklearn' refuses"):
+        ours([[1]], [[1]], convention="sklearn")
+    y, s, qid = [1, 0, 1, 2, 0, 3], [0.5, 0.2, 0.1, 0.3, 0.4, 0.9], ["c", "c", "b", "a", "a", "d"]
+    with pytest.raises(ValueError, match=r"query 'b' has fewer than 2 documents \(2 queries "
+                                         r"of 4\).*pass the options it sets \(gain='linear', "
+                                         r"ties='average', empty='zero'\)"):
+        ours(y, s, qid=qid, convention="sklearn")
+    with pytest.raises(ValueError, match="query 'b' has fewer than 2"):
+        evaluate(y, s, qid=qid, metrics=["map", f"{name}@3"], convention="sklearn")
+    assert ours([[1]], [[1]]) == 1.0
+    kept = ours(y, s, qid=qid, gain="linear", ties="average", empty="zero")
+    per_query = evaluate(y, s, qid=qid, metrics=[name], gain="linear").per_query[name]
+    assert kept == pytest.approx(per_query.mean(), rel=1e-12)
+    assert per_query[1] == pytest.approx(1.0, rel=1e-12)  # 'b': label 1 at rank 1
+    assert mean_average_precision_score(y, s, qid=qid, convention="sklearn") == pytest.approx(
+        mean_average_precision_score(y, s, qid=qid), rel=1e-12)
+
+
 # ------------------------------------------------------------------ GBDT test data
 
 _TRUE_W = np.array([1.0, -0.7, 0.5, 0.3, 0.0])

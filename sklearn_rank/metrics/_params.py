@@ -24,8 +24,8 @@ from .._validation import Interval, StrOptions, check_params, python_scalar
 from ._columns import is_pairs
 from ._spec_text import MAX_INT
 
-__all__ = ["CONVENTIONS", "DISCOUNTS", "EMPTY", "GAINS", "PARAMS", "TIES", "Param",
-           "check_options", "convention_options", "declare"]
+__all__ = ["CONVENTIONS", "DISCOUNTS", "EMPTY", "GAINS", "MIN_DOCUMENTS", "PARAMS", "TIES",
+           "Param", "check_options", "convention_options", "declare"]
 
 
 GAINS = ("exponential", "linear")
@@ -54,6 +54,11 @@ CONVENTIONS: dict[str, dict[str, dict[str, Any]]] = {
     # document ids, so here ties keep input order (evaluate_run sorts by id).
     "trec_eval": {"*": {"gain": "linear", "ties": "stable", "empty": "zero"}},
 }
+#: The fewest documents a query may have under a convention, per metric (the
+#: evaluation plan refuses a shorter one): scikit-learn's ndcg_score and
+#: dcg_score raise on lists of one document ("Computing NDCG is only
+#: meaningful when there is more than 1 document").
+MIN_DOCUMENTS: dict[str, dict[str, int]] = {"sklearn": {"ndcg": 2, "dcg": 2}}
 
 
 def convention_options(convention: str, metric: str) -> dict[str, Any]:
@@ -138,12 +143,16 @@ empty : {'zero', 'one', 'skip', 'nan', 'raise'}, default=None
     label >= threshold):
     ``'zero'`` (the default; scikit-learn, trec_eval), ``'one'`` (LightGBM,
     XGBoost), ``'skip'`` (left out of the mean), ``'nan'`` (the mean is
-    NaN), ``'raise'`` (a ValueError naming the query)."""),
+    NaN), ``'raise'`` (a ValueError naming the query). A mean over no
+    counted query (every query empty under ``'skip'``, or weighted 0) is
+    NaN, with a RuntimeWarning (torchmetrics' retrieval metrics return 0)."""),
     Param("convention", None, (StrOptions(CONVENTIONS), None), """\
 convention : {'sklearn', 'lightgbm', 'xgboost', 'trec_eval'}, default=None
     Preset that reproduces a peer library's version of the metric;
     explicit options win over it. ``'sklearn'``: linear gain, tie-averaged,
-    empty queries 0. ``'lightgbm'`` and ``'xgboost'``: exponential gain,
+    empty queries 0, and ``ndcg``/``dcg`` refuse a query with one document
+    (a ValueError naming it), as :func:`sklearn.metrics.ndcg_score` does.
+    ``'lightgbm'`` and ``'xgboost'``: exponential gain,
     stable ties; for NDCG and MAP empty queries score 1 (XGBoost's
     ``ndcg@k-`` / ``map@k-``: pass ``empty='zero'``), for MAP and XGBoost's
     precision ``capped=True``. ``'trec_eval'``: linear gain, empty queries

@@ -25,7 +25,7 @@ from ._block_ranking import block_specs, rank_block
 from ._columns import checked_columns
 from ._data import scalar
 from ._evaluation import Evaluation
-from ._params import check_options
+from ._params import MIN_DOCUMENTS, check_options, convention_options
 from ._qid import concatenate_ids
 from ._registry import closest
 from ._spec import MetricSpec, parse_specs
@@ -121,13 +121,15 @@ class Plan:
         return [entry.key for entry in self.entries]
 
     def check(self, data) -> None:
-        """Refuse labels a metric cannot take: each column checked once."""
+        """Refuse labels a metric cannot take (each column checked once), and
+        queries shorter than a convention allows (:data:`MIN_DOCUMENTS`)."""
         checked = set()
         for entry in self.entries:
             for col in checked_columns(entry.options):
                 if col not in checked:
                     col.check(data, entry.key)
                     checked.add(col)
+            _check_lengths(entry, data)
 
     def per_query(self, data) -> PerQuery:
         """Check ``data`` and compute every metric per query, ranking each
@@ -194,6 +196,27 @@ class Plan:
                 warn(f"No document has a label >= threshold={threshold:g} (the highest label "
                      f"is {max_label:g}), so every query is empty for {', '.join(keys)}; "
                      "lower the threshold.", UserWarning)
+
+
+def _check_lengths(entry: Entry, data) -> None:
+    """Refuse a query with fewer documents than the metric's convention allows."""
+    convention = entry.options.get("convention")
+    least = MIN_DOCUMENTS.get(convention, {}).get(entry.metric.name)
+    if least is None:
+        return
+    short = data.lengths < least
+    if short.any():
+        first = data.first_qid(np.repeat(short, data.lengths))
+        preset = ", ".join(f"{k}={v!r}" for k, v in
+                           convention_options(convention, entry.metric.name).items())
+        raise ValueError(
+            f"{entry.key}: query {first!r} has fewer than {least} documents "
+            f"({int(short.sum())} quer{'y' if short.sum() == 1 else 'ies'} of "
+            f"{short.shape[0]}), which convention={convention!r} refuses, as scikit-learn's "
+            "ndcg_score and dcg_score do ('Computing NDCG is only meaningful when there is "
+            f"more than 1 document'). Drop such queries, or pass the options it sets "
+            f"({preset}) instead of convention={convention!r}."
+        )
 
 
 def _concatenate(parts: list[PerQuery], keys: list[str], where: str) -> PerQuery:

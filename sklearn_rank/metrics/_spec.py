@@ -27,7 +27,15 @@ from ._columns import is_pairs
 from ._params import CONVENTIONS, PARAMS, check_options, convention_options
 from ._registry import ALIASES, METRICS, closest, lookup
 from ._spec_text import SYNTAX, shown
-from ._vocab_irm import IRM_ALIASES, IRM_MEASURES, IRM_OBJECT, irm_head, irm_spec, is_irm_object
+from ._vocab_irm import (
+    IRM_ALIASES,
+    IRM_MEASURES,
+    IRM_OBJECT,
+    RunLayout,
+    irm_head,
+    irm_spec,
+    is_irm_object,
+)
 from ._vocab_trec import (
     TREC_CUTOFF_MEASURES,
     TREC_MEASURES,
@@ -90,6 +98,12 @@ class MetricSpec:
         ir_measures' ``judged_only=True``: in :func:`~sklearn_rank.trec.evaluate_run`
         the unjudged retrieved documents are removed before ranking, for this
         metric only (trec_eval's ``-J``); flat rows are all judged.
+    layout : RunLayout or None
+        An ir_measures name's provider's way of reading a run (its order of
+        tied scores; whether a negative qrels level is judged), which
+        :func:`~sklearn_rank.trec.evaluate_run` follows for this metric, with
+        ``ties='stable'`` on that order; None (every other spelling): the
+        package's rules (trec_eval's order there, the ``ties`` option).
     trec : str or None
         The name trec_eval prints for the spec when it was written as a
         trec_eval measure (``"P_5"`` for ``"P.5"``, ``"ndcg_cut_10"``): how it
@@ -103,6 +117,7 @@ class MetricSpec:
     params: tuple[tuple[str, Any], ...] = ()
     label: str | None = None
     judged_only: bool = False
+    layout: RunLayout | None = None
     trec: str | None = field(default=None, compare=False)
 
     @property
@@ -246,8 +261,9 @@ def _parse_text(text: str, spec: str) -> MetricSpec:
                              "(its empty queries score 0 already).")
         name, options, label = irm_spec(node, spec, build)
         judged_only = options.pop("judged_only", False)
+        layout = options.pop("layout")
         return replace(build(name, options, f"metric {shown(spec)}"), label=label,
-                       judged_only=judged_only)
+                       judged_only=judged_only, layout=layout)
     k, node = _cutoff(node, spec)
     options = _keywords(node, spec)
     if isinstance(node, ast.Call):

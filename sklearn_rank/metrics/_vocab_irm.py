@@ -12,6 +12,11 @@ cut-off is not an ir_measures measure: it stays trec_eval's ``P`` family.
 
 ir_measures measure objects (``ir_measures.nDCG@10``) are read through their
 ``str()``, without importing ir_measures.
+
+Each name also keeps its provider's way of reading a run (:class:`RunLayout`,
+``MetricSpec.layout``), which :func:`~sklearn_rank.trec.evaluate_run` follows
+when it ranks the run for it: the order of documents with equal scores, and
+whether a negative qrels level counts as judged.
 """
 
 from __future__ import annotations
@@ -26,8 +31,9 @@ import numpy as np
 from .._validation import HasMethods
 from ._spec_text import shown
 
-__all__ = ["DIVERSITY", "ENGINE", "IRM_ALIASES", "IRM_MEASURES", "IRM_OBJECT", "irm_engine",
-           "irm_head", "irm_label", "irm_spec", "is_engine", "is_irm_object"]
+__all__ = ["DIVERSITY", "ENGINE", "IRM_ALIASES", "IRM_MEASURES", "IRM_OBJECT", "TREC_LAYOUT",
+           "RunLayout", "irm_engine", "irm_head", "irm_label", "irm_layout", "irm_spec",
+           "is_engine", "is_irm_object"]
 
 #: The constraint an ir_measures measure object satisfies (for validate_params).
 IRM_OBJECT = HasMethods(("iter_calc", "calc_aggregate"))
@@ -98,6 +104,41 @@ DIVERSITY = ("alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "A
 ENGINE = {"infAP": "infAP", "IPrec": "iprec_at_recall", "NumRet": "num_ret / num_rel_ret",
           "NumRel": "num_rel", "NumQ": "num_q", "SetAP": "set_map"}
 _SYNTAX = "ir_measures' grammar is Name(param=value, ...)@cutoff, e.g. 'nDCG(dcg=\"log2\")@10'"
+
+
+@dataclass(frozen=True)
+class RunLayout:
+    """How an ir_measures provider reads a run: ``ties`` orders the documents
+    of a query with equal scores (``"docno_desc"``: by decreasing document
+    id, as trec_eval; ``"docno_asc"``: by increasing id; ``"input"``: in the
+    run's own row order), and ``negative_judged`` tells whether a document
+    with a negative qrels level counts as judged (at level 0) rather than as
+    trec_eval's "in the pool, unjudged"."""
+
+    ties: str = "docno_desc"
+    negative_judged: bool = False
+
+
+#: trec_eval's (and pytrec_eval's, gdeval's): the layout of every other name.
+TREC_LAYOUT = RunLayout()
+# cwl_eval sorts each query's rows by score, stably, and clips negative levels
+# to 0; judged sorts by (-score, docno) and counts every qrels entry; compat,
+# msmarco (RR@k) and pyndeval rank by (-score, docno); accuracy sorts stably.
+_CWL_LAYOUT = RunLayout("input", negative_judged=True)
+_LAYOUTS = {"RBP": _CWL_LAYOUT, "SDCG": _CWL_LAYOUT, "NERR8": _CWL_LAYOUT,
+            "NERR9": _CWL_LAYOUT, "NERR10": _CWL_LAYOUT, "NERR11": _CWL_LAYOUT,
+            "INST": _CWL_LAYOUT, "INSQ": _CWL_LAYOUT, "BPM": _CWL_LAYOUT,
+            "Judged": RunLayout("docno_asc", negative_judged=True),
+            "Compat": RunLayout("docno_asc"), "Accuracy": RunLayout("input"),
+            **dict.fromkeys(DIVERSITY, RunLayout("docno_asc"))}  # pyndeval
+
+
+def irm_layout(name: str, params: dict) -> RunLayout:
+    """The layout of the provider ir_measures 0.4.3 computes ``name`` with
+    (its default pipeline's first provider that supports the parameters)."""
+    if name == "RR" and params.get("cutoff") is not None:
+        return RunLayout("docno_asc")  # msmarco (pytrec_eval's RR takes no cut-off)
+    return _LAYOUTS.get(name, TREC_LAYOUT)
 
 
 def irm_head(node: ast.expr) -> str | None:
@@ -243,7 +284,8 @@ def _options(name: str, params: dict) -> dict:
     """The registry options that compute ``name`` with ``params`` (ir_measures' meaning)."""
     declared = IRM_MEASURES[name]
     value = {p: params.get(p, d[1]) for p, d in declared.items()}
-    options: dict[str, Any] = {"k": params.get("cutoff"), "empty": "zero"}
+    options: dict[str, Any] = {"k": params.get("cutoff"), "empty": "zero",
+                               "layout": irm_layout(name, params)}  # MetricSpec.layout
     if value.get("judged_only"):  # MetricSpec.judged_only: evaluate_run's -J for it alone
         if name == "nDCG" and value["dcg"] == "exp-log2":
             _refuse(name, "dcg='exp-log2' with judged_only=True has no ir_measures provider.")

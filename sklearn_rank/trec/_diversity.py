@@ -28,9 +28,9 @@ provider, ndeval 4.5) on subtopic judgments (:mod:`._subtopics`):
 
 ``ERR_IA`` and ``nERR_IA`` take ``alpha = 0.5``, as ir_measures invokes
 ndeval. Every sum is added in ndeval's order, so values are ndeval's to the
-last bit. The run is ranked as everywhere in :func:`evaluate_run`: by
-decreasing score, ties by decreasing document id (ndeval's ``-traditional``
-order and trec_eval's; pyndeval breaks ties by increasing id).
+last bit. The run is ranked as ir_measures' pyndeval provider ranks it: by
+decreasing score, ties by increasing document id (ndeval's ``-traditional``
+order and trec_eval's break them by decreasing id).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ import math
 import numpy as np
 
 from .._runs import runs_of as _runs_of
+from ..metrics._vocab_irm import irm_layout
 from ._join import match_rows, query_sides
 from ._te_data import _order
 
@@ -89,7 +90,8 @@ class _Judged:
             keep &= judged_g[run_g]
         rows = np.flatnonzero(keep)
         docnos = run.docno_bytes
-        ranked = rows[_order(r_code[rows], run.score[rows], lambda i: docnos.sort_key(rows[i]))]
+        ranked = rows[_order(r_code[rows], run.score[rows], lambda i: docnos.sort_key(rows[i]),
+                             irm_layout("alpha_nDCG", {}).ties)]  # pyndeval's, for all
         qcodes = r_code[ranked]
         if (qcodes[1:] < qcodes[:-1]).any():
             by_query = np.argsort(qcodes, kind="stable")

@@ -22,7 +22,7 @@ from ..metrics._data import ranked_data
 from ..metrics._evaluation import Evaluation, combined, entry_of, with_engine
 from ..metrics._plan import Plan
 from ..metrics._spec import listed_metrics, parse_specs
-from ..metrics._vocab_irm import DIVERSITY, IRM_OBJECT
+from ..metrics._vocab_irm import DIVERSITY, IRM_OBJECT, TREC_LAYOUT
 from ._frames import DataFrame, is_frame
 from ._io import read_qrels, read_run
 from ._join import match_rows, row_codes
@@ -81,12 +81,19 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
         pass ``read_qrels(path, engine=...)`` and ``read_run(path,
         engine=...)`` to choose the reader.
     metrics : str or list of str, default=("map", "P.10", "ndcg_cut.10", "recip_rank")
-        trec_eval measure names (``"map"``, ``"P.5,10"``, ``"ndcg_cut.10"``,
+        trec_eval measure names (``"P.5,10"``, ``"ndcg_cut.10"``,
         ``"recall.100"``, ``"recip_rank"``, ``"gm_map"``, ``"Rprec"``,
-        ``"bpref"``, ``"success.1"``, ``"set_P"``, ``"set_F"``, ...) or any
-        registry spec (``"err@20"``, ``"ndcg(gain='exponential')@10"``,
-        ``"rank_eff"``, ...) or ir_measures name (``"nDCG@10"``,
-        ``"AP(rel=2)"``, ...). trec_eval's other families and sets
+        ``"success.1"``, ``"set_P"``, ``"set_F"``, ...), any registry spec
+        (``"map"``, ``"ndcg@10"``, ``"bpref"``, ``"err@20"``, ``"rank_eff"``,
+        ...) or ir_measures name (``"nDCG@10"``, ``"AP(rel=2)"``, ...), each
+        with the meaning it has in every entry point: a registry spec is the
+        registry's metric here too (``ndcg@10`` has gain 2**l - 1; tied
+        scores are averaged, see Notes), a trec_eval name is trec_eval's
+        measure and an ir_measures name ir_measures'. Where a registry name
+        is also trec_eval's (``map``, ``ndcg``, ``bpref``, ``recall``), the
+        registry's holds: on runs with tied scores ``map`` can differ from
+        trec_eval's ``map``; ``convention="trec_eval"`` or :func:`trec_eval`
+        give trec_eval's. trec_eval's other families and sets
         (``"infAP"``, ``"iprec_at_recall.0.5"``, ``"utility"``, ``"G"``,
         ``"num_ret"``, ``"official"``, ``"all_trec"``, ...) and ir_measures'
         ``infAP``, ``IPrec@x``, ``NumRet``, ``NumRel``, ``NumQ``, ``SetAP``,
@@ -112,8 +119,14 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
         trec_eval's ``-J``: unjudged retrieved documents are removed before
         ranking.
     **options
-        Options of the metrics (``convention`` defaults to ``"trec_eval"``:
-        linear gain, empty queries 0).
+        Options of the registry's metrics, as for
+        :func:`~sklearn_rank.metrics.evaluate` (``gain``, ``ties``,
+        ``empty``, ...). ``convention="trec_eval"`` gives every registry
+        spec trec_eval's meaning (linear gain, ties by decreasing document
+        id), so ``evaluate_run(qrels, run, ["map", "ndcg"],
+        convention="trec_eval")`` equals trec_eval's ``map`` and ``ndcg``.
+        trec_eval's and ir_measures' names keep their own meaning whatever
+        the options.
 
     Returns
     -------
@@ -137,7 +150,17 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     of the query, retrieved or not; unjudged retrieved documents are
     non-relevant (bpref and RankEff skip them); a negative level in the qrels
     marks a document as in the pool but unjudged; queries in the run but not in
-    the qrels are skipped. Every registry metric works here, on these rules.
+    the qrels are skipped. Every registry metric works here, on these rules,
+    with its own tie policy: ``ties="average"`` (the default) averages over
+    the orders of documents with equal scores, as on flat rows; ``"stable"``
+    keeps the run's order (its lines', or the dict's or frame's rows');
+    ``"pessimistic"`` / ``"optimistic"`` put the least / most relevant first.
+    trec_eval's names, and registry specs under ``convention="trec_eval"``,
+    break ties by decreasing document id, as trec_eval. ir_measures' names rank the run as their ir_measures provider does (ties
+    by increasing document id for ``Judged``, ``Compat``, ``RR@k`` and the
+    diversity measures, in the run's row order for the C/W/L measures and
+    ``Accuracy``; ``Judged`` counts a negative level as judged), whatever
+    ``ties`` says.
 
     Examples
     --------
@@ -166,13 +189,16 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
         _parsed(rest)
     run = _as_table(run, Run, read_run, "run")
     qrels, subtopics = _judgments(qrels, engine, len(listed))
+    cache: dict = {}  # the join and the rankings, shared by the layouts
+
+    def columns(only, layout):
+        return _trec_columns(qrels, run, complete, judged_only or only, layout, cache)
+
     if not engine:
-        return _evaluate(metrics, relevance_level, options,
-                         lambda only: _trec_columns(qrels, run, complete, judged_only or only))
+        return _evaluate(metrics, relevance_level, options, columns)
     registry = None
     if rest:
-        registry = _evaluate(rest, relevance_level, options,
-                             lambda only: _trec_columns(qrels, run, complete, judged_only or only))
+        registry = _evaluate(rest, relevance_level, options, columns)
     qids, entries = evaluate_engine(list(engine.values()), qrels, run,
                                     None if registry is None else registry.qids,
                                     relevance_level=relevance_level, complete=complete,
@@ -194,24 +220,31 @@ def _judgments(qrels, engine: dict, n_listed: int):
 
 def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
     """The metrics package's part: parse the metrics, check the options
-    (trec_eval's convention by default, ``threshold`` from
-    ``relevance_level``), then compute them on the ranked columns that
-    ``columns(judged_only)`` gives (the arguments of ``ranked_data``); specs
-    with ``judged_only`` (ir_measures' ``judged_only=True``) on the judged
-    documents alone."""
+    (``threshold`` from ``relevance_level``), then compute them on the ranked
+    columns that
+    ``columns(judged_only, layout)`` gives (the arguments of ``ranked_data``);
+    specs with ``judged_only`` (ir_measures' ``judged_only=True``) on the
+    judged documents alone, ir_measures' names on their provider's layout
+    (``MetricSpec.layout``: its order of tied scores, kept as laid out), the
+    names of trec_eval and ir_measures in trec_eval's order
+    (:func:`in_trec_order`)."""
     specs = _parsed(metrics)
     options = dict(options)
     if any("threshold" in s.info.params for s in specs):
         options.setdefault("threshold", relevance_level)
-    parts = []
-    for only in (False, True):
-        group = [s for s in specs if s.judged_only == only]
-        if group:
-            plan = _in_trec_order(Plan.of(group, options, caller="evaluate_run"), options)
-            labels, lengths, qids, n_retrieved, judged, scores, rows = columns(only)
-            parts.append(plan.evaluate(ranked_data(labels, lengths, qids, scores=scores,
-                                                   input_order=rows, n_retrieved=n_retrieved,
-                                                   judged=judged)))
+    Plan.of(specs, options, caller="evaluate_run")  # the options, checked once for all
+    groups: dict = {}
+    for spec in specs:
+        groups.setdefault((spec.judged_only, spec.layout), []).append(spec)
+    parts, laid_out = [], {}
+    for (only, layout), group in groups.items():
+        key = (only, layout or TREC_LAYOUT)
+        if key not in laid_out:
+            labels, lengths, qids, n_retrieved, judged, scores, rows = columns(*key)
+            laid_out[key] = ranked_data(labels, lengths, qids, scores=scores, input_order=rows,
+                                        n_retrieved=n_retrieved, judged=judged)
+        plan = _in_trec_order(Plan.resolved(group, options), options)
+        parts.append(plan.evaluate(laid_out[key]))
     return parts[0] if len(parts) == 1 else _merged(parts, specs)
 
 
@@ -286,28 +319,49 @@ def _point_to_trec_eval(metrics, error: ValueError) -> None:
                 "trec_eval 10.0 measure, as the binary prints it.") from None
 
 
-def _trec_columns(qrels: Qrels, run: Run, complete: bool, judged_only: bool):
+def _trec_columns(qrels: Qrels, run: Run, complete: bool, judged_only: bool,
+                  layout=TREC_LAYOUT, cache: dict | None = None):
     """The evaluated queries' rows, as ``ranked_data``'s arguments (labels,
     lengths, qids, n_retrieved, judged): queries in code order, each with its
-    retrieved documents in trec_eval's rank order, then the judged ones it
-    missed (in qrels order)."""
-    vocabulary, q_run_code, r_run_code, q_code, r_code = row_codes(qrels, run)
-    n_codes = vocabulary.shape[0]
-    evaluated = _evaluated(n_codes, q_run_code, r_run_code, complete)
-    match = match_rows(qrels, run, q_code, r_code, n_codes)
-    level = np.append(qrels.rel, -1.0)[match]  # -1: not judged (row len(qrels))
-    r_code, level, score, row, starts, lengths = _ranked(run, r_code, r_run_code, level,
-                                                         evaluated, judged_only)
+    retrieved documents in trec_eval's rank order (or ``layout``'s), then the
+    judged ones it missed (in qrels order), and their scores (NaN: no rank)
+    and rows in the run. ``cache`` keeps the join and each ranking for the
+    next call (another layout)."""
+    cache = {} if cache is None else cache
+    if "join" not in cache:
+        vocabulary, q_run_code, r_run_code, q_code, r_code = row_codes(qrels, run)
+        evaluated = _evaluated(vocabulary.shape[0], q_run_code, r_run_code, complete)
+        match = match_rows(qrels, run, q_code, r_code, vocabulary.shape[0])
+        cache["join"] = vocabulary, r_run_code, q_code, r_code, evaluated, match
+    vocabulary, r_run_code, q_code, r_code, evaluated, match = cache["join"]
+    # A negative level counts as judged (at 0) before ranking only when -J drops
+    # the unjudged documents; otherwise the ranking is the same and it is set after.
+    before = judged_only and layout.negative_judged
+    key = (judged_only, layout.ties, before)
+    if key not in cache:
+        level = np.append(qrels.rel, -np.inf)[match]  # -inf: not judged (row len(qrels))
+        if before:
+            level = _judged_at_zero(level)
+        cache[key] = _ranked(run, r_code, r_run_code, level, evaluated, judged_only,
+                             layout.ties)
+    ranked_code, level, score, row, starts, lengths = cache[key]
+    if layout.negative_judged and not before:
+        level = _judged_at_zero(level)
     # Judged documents the run did not retrieve: they count for the ideal
     # ranking and the number of relevant documents, at no rank.
     retrieved = np.zeros(len(qrels) + 1, dtype=bool)
     retrieved[match] = True
     missed = np.flatnonzero(~retrieved[:-1] & (qrels.rel >= 0) & evaluated[q_code])
     labels, judged, scores, rows, counts, n_ret = _laid_out(
-        r_code, level, score, row, starts, lengths, q_code[missed], qrels.rel[missed],
+        ranked_code, level, score, row, starts, lengths, q_code[missed], qrels.rel[missed],
         evaluated)
     return (labels, counts[evaluated], vocabulary[evaluated], n_ret[evaluated], judged, scores,
             rows)
+
+
+def _judged_at_zero(level: np.ndarray) -> np.ndarray:
+    """``level`` with every negative level of a judged document (not -inf) at 0."""
+    return np.where(np.isneginf(level), level, np.maximum(level, 0.0))
 
 
 def _evaluated(n_codes: int, q_run_code: np.ndarray, r_run_code: np.ndarray,
@@ -329,11 +383,12 @@ def _evaluated(n_codes: int, q_run_code: np.ndarray, r_run_code: np.ndarray,
 
 
 def _ranked(run: Run, r_code: np.ndarray, r_run_code: np.ndarray, level: np.ndarray,
-            evaluated: np.ndarray, judged_only: bool):
+            evaluated: np.ndarray, judged_only: bool, ties: str = "docno_desc"):
     """The run rows to rank (those of evaluated queries; with
-    ``judged_only``, the judged ones) in trec_eval's order: their query
-    codes, levels (-1: unjudged), scores and rows in the run, and the starts
-    and lengths of their queries."""
+    ``judged_only``, the judged ones) in trec_eval's order (ties as
+    :func:`_trec_order`'s ``ties``): their query codes, levels (< 0:
+    unjudged), scores and rows in the run, and the starts and lengths of
+    their queries."""
     starts, lengths = run.query_runs
     docnos = run.docno_bytes
     score, row = run.score, np.arange(run.score.shape[0])
@@ -352,7 +407,7 @@ def _ranked(run: Run, r_code: np.ndarray, r_run_code: np.ndarray, level: np.ndar
 
     # trec_eval 10.0 keeps scores as C doubles (9.0.8 and pytrec_eval: floats);
     # equal doubles tie, and the tie goes by decreasing document id.
-    order, moved = _trec_order(r_code, starts, score, docno_key)
+    order, moved = _trec_order(r_code, starts, score, docno_key, ties)
     if moved is not None:
         at, source = moved
         level[at] = level[source]  # ties reordered within queries only: same scores
@@ -390,7 +445,7 @@ def _laid_out(r_code: np.ndarray, level: np.ndarray, score: np.ndarray, row: np.
     rows = np.arange(labels.shape[0]) + (int(row.max()) + 1 if row.shape[0] else 0)
     rows[at] = row
     judged[at] = level >= 0
-    labels[at] = np.maximum(level, 0.0, out=level)
+    labels[at] = np.maximum(level, 0.0)  # level may serve another layout
     at = offset[missed_code] + n_ret[missed_code] + _within(missed_code)
     labels[at] = missed_level
     judged[at] = 1.0

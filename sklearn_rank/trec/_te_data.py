@@ -71,8 +71,10 @@ class Ranked:
         return np.arange(self.rel.shape[0]) - np.repeat(self.offsets[:-1], self.n)
 
 
-def _trec_order(qcode: np.ndarray, starts: np.ndarray, score: np.ndarray, docno_at):
-    """Row order grouped by query, by decreasing score, ties by decreasing docno.
+def _trec_order(qcode: np.ndarray, starts: np.ndarray, score: np.ndarray, docno_at,
+                ties: str = "docno_desc"):
+    """Row order grouped by query, by decreasing score, ties by decreasing docno
+    (``ties="docno_asc"``: increasing docno; ``"input"``: the rows' own order).
 
     ``starts`` are the first rows of the runs of equal ``qcode``. Returns
     ``(order, moved)``. Runs usually come grouped by query and sorted by score
@@ -96,30 +98,32 @@ def _trec_order(qcode: np.ndarray, starts: np.ndarray, score: np.ndarray, docno_
         order = np.lexsort((-score, qcode))
         q, s = qcode[order], score[order]
         tie = np.flatnonzero((s[1:] == s[:-1]) & (q[1:] == q[:-1]))
-    if not tie.shape[0]:
+    if not tie.shape[0] or ties == "input":
         return order, None
-    # break score ties by decreasing document id, as trec_eval
+    # break score ties by document id (decreasing: trec_eval)
     tied = sorted_unique(np.concatenate((tie, tie + 1)))  # the tied rows, groups contiguous
     new_group = np.ones(tied.shape[0], dtype=bool)
     new_group[1:] = ~np.isin(tied[:-1], tie, assume_unique=True)
     group = np.cumsum(new_group)
     rows = tied if order is None else order[tied]
     by_doc = np.lexsort((docno_at(rows), group))  # increasing docno in groups
-    first_of = np.flatnonzero(np.diff(group[by_doc], prepend=-1))
-    sizes = np.diff(np.append(first_of, tied.shape[0]))
-    first = np.repeat(first_of, sizes)
-    last = np.repeat(first_of + sizes - 1, sizes)
-    reversed_in_group = by_doc[first + last - np.arange(tied.shape[0])]
+    if ties != "docno_asc":  # reversed in groups
+        first_of = np.flatnonzero(np.diff(group[by_doc], prepend=-1))
+        sizes = np.diff(np.append(first_of, tied.shape[0]))
+        first = np.repeat(first_of, sizes)
+        last = np.repeat(first_of + sizes - 1, sizes)
+        by_doc = by_doc[first + last - np.arange(tied.shape[0])]
     if order is not None:
-        order[tied] = rows[reversed_in_group]
+        order[tied] = rows[by_doc]
         return order, None
-    return None, (tied, rows[reversed_in_group])
+    return None, (tied, rows[by_doc])
 
 
-def _order(r_code, score, docno_key):
-    """Row order: by query code, decreasing score, then decreasing docno."""
+def _order(r_code, score, docno_key, ties: str = "docno_desc"):
+    """Row order: by query code, decreasing score, then decreasing docno
+    (ties as :func:`_trec_order`'s ``ties``)."""
     starts, _ = _runs_of(r_code)
-    order, moved = _trec_order(r_code, starts, score, docno_key)
+    order, moved = _trec_order(r_code, starts, score, docno_key, ties)
     if order is None:
         order = np.arange(r_code.shape[0])
         if moved is not None:

@@ -5,11 +5,11 @@ ranking orders the relevant documents by level, then by their run score
 (0.0 when not retrieved), then in qrels order, as ir_measures' ``compat``
 provider does (Clarke, Vtyurina & Smucker, TOIS 2021); Accuracy counts the
 (relevant, non-relevant) pairs of the ranking in the right order, as its
-``accuracy`` provider does. The run's ranking is trec_eval's (score
-descending, ties by decreasing document id), as for every name here
-(ir_measures breaks ties by increasing document id for Compat and by input
-order for Accuracy). Plain Python loops over the queries: fine for TREC-sized
-runs, slower than the other measures on millions of rows.
+``accuracy`` provider does. The run is ranked by decreasing score with ties
+as each provider breaks them (``irm_layout``): by increasing document id for
+Compat, in the run's row order for Accuracy. Plain Python loops over the
+queries: fine for TREC-sized runs, slower than the other measures on
+millions of rows.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from ..metrics._vocab_irm import irm_layout
 
 __all__ = ["accuracy", "compat"]
 
@@ -29,17 +31,26 @@ def _grouped(table, values) -> dict:
     return out
 
 
-def _rankings(qrels, run, judged_only: bool):
+def _sorted(docs: list, ties: str) -> list:
+    """``[(docno, score)]`` by decreasing score, ties as ``ties`` says
+    (:class:`~sklearn_rank.metrics._vocab_irm.RunLayout`); the sorts are stable."""
+    if ties != "input":  # docnos in code point order, which is UTF-8's byte order
+        docs = sorted(docs, key=lambda ds: ds[0], reverse=ties == "docno_desc")
+    return sorted(docs, key=lambda ds: -ds[1])
+
+
+def _rankings(qrels, run, judged_only: bool, name: str):
     """Every query's judgments ``{docno: level}`` (qrels order) and its run's
-    ``[(docno, score)]`` in trec_eval's order (with ``judged_only``, the
-    documents judged >= 0 alone)."""
+    ``[(docno, score)]`` ranked as ir_measures' provider of ``name`` ranks
+    them (with ``judged_only``, the documents judged >= 0 alone)."""
     judged = {q: dict(docs) for q, docs in _grouped(qrels, qrels.rel).items()}
+    ties = irm_layout(name, {}).ties
     ranked = {}
     for q, docs in _grouped(run, run.score).items():
         if judged_only:
             levels = judged.get(q, {})
             docs = [(d, s) for d, s in docs if levels.get(d, -1) >= 0]
-        ranked[q] = sorted(docs, key=lambda ds: (ds[1], ds[0].encode()), reverse=True)
+        ranked[q] = _sorted(docs, ties)
     return judged, ranked
 
 
@@ -65,7 +76,7 @@ def _rbo(ranking: list, ideal: list, p: float, depth: int) -> float:
 
 def compat(qrels, run, qids, p: float, normalize: bool, judged_only: bool) -> np.ndarray:
     """Compat(p, normalize) of every query of ``qids`` (0 for one the run lacks)."""
-    judged, ranked = _rankings(qrels, run, judged_only)
+    judged, ranked = _rankings(qrels, run, judged_only, "Compat")
     out = np.zeros(len(qids))
     for i, q in enumerate(str(q) for q in qids):
         if q not in ranked:
@@ -92,7 +103,7 @@ def accuracy(qrels, run, qids, cutoff: int | None, rel: int, judged_only: bool) 
     """Accuracy(cutoff, rel) of every query of ``qids``: NaN (no value, left
     out of the mean) when the top ``cutoff`` holds no relevant document, or
     no non-relevant one (ir_measures divides by zero there)."""
-    judged, ranked = _rankings(qrels, run, judged_only)
+    judged, ranked = _rankings(qrels, run, judged_only, "Accuracy")
     out = np.full(len(qids), math.nan)
     for i, q in enumerate(str(q) for q in qids):
         docs = ranked.get(q, [])
