@@ -320,5 +320,7 @@ def test_import_is_light_and_works_under_python_oo():
     for flags in ([], ["-OO"]):
         out = subprocess.run([sys.executable, *flags, "-c", code], capture_output=True,
                              text=True, check=True).stdout
-        assert out.split() == ["0.9488107485678986", "['bpm',", "'bpref']", "{'ndcg@10':",
-                               "1.0}"], flags
+        value, *rest = out.split()
+        # DESIGN §7's 0.948811; the last bits depend on the CPU's sums (AVX-512 or not)
+        assert float(value) == pytest.approx(0.9488107485678986, rel=1e-14), flags
+        assert rest == ["['bpm',", "'bpref']", "{'ndcg@10':", "1.0}"], flags

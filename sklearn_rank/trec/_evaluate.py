@@ -156,7 +156,8 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     keeps the run's order (its lines', or the dict's or frame's rows');
     ``"pessimistic"`` / ``"optimistic"`` put the least / most relevant first.
     trec_eval's names, and registry specs under ``convention="trec_eval"``,
-    break ties by decreasing document id, as trec_eval. ir_measures' names rank the run as their ir_measures provider does (ties
+    break ties by decreasing document id, as trec_eval. ir_measures' names
+    rank the run as their ir_measures provider does (ties
     by increasing document id for ``Judged``, ``Compat``, ``RR@k`` and the
     diversity measures, in the run's row order for the C/W/L measures and
     ``Accuracy``; ``Judged`` counts a negative level as judged), whatever
