@@ -62,11 +62,14 @@ def _plain(spec) -> str:
 
 def _aliases(metrics, keys, given) -> dict:
     """Other spellings of the keys: the registry spelling of a spec keyed by
-    another vocabulary's name, and the ``given`` ones (text asked -> key)."""
+    another vocabulary's name, unless the spec read a run in that
+    vocabulary's own way (``layout``: evaluate_run's trec_eval and
+    ir_measures names, whose tie order is not the registry's), and the
+    ``given`` ones (text asked -> key)."""
     out = {}
     for metric in metrics:
-        if isinstance(metric, MetricSpec) and str(metric) in keys \
-                and _plain(metric) not in keys:
+        if isinstance(metric, MetricSpec) and metric.layout is None \
+                and str(metric) in keys and _plain(metric) not in keys:
             out.setdefault(_plain(metric), str(metric))
     out.update({text: key for text, key in (given or {}).items()
                 if key in keys and text not in keys})

@@ -274,9 +274,18 @@ def in_trec_order(spec: MetricSpec, options=None) -> bool:
 
 def _in_trec_order(plan: Plan, options) -> Plan:
     """``plan`` with the entries :func:`in_trec_order` ranked in trec_eval's
-    order (their keys unchanged)."""
-    return Plan(replace(entry, options={**entry.options, "ties": TREC_ORDER})
-                if in_trec_order(entry.spec, options) else entry for entry in plan.entries)
+    order, their keys unchanged. A trec_eval or ir_measures name also carries
+    its layout (trec_eval's unless its provider's), which tells the
+    evaluation that the registry's spelling (``p@5``, tied scores averaged)
+    is another metric than the name (``P_5``)."""
+    def pinned(entry):
+        spec = entry.spec
+        if spec.trec is not None or spec.label is not None:  # (printed by that name)
+            spec = replace(spec, layout=spec.layout or TREC_LAYOUT)
+        return replace(entry, spec=spec, options={**entry.options, "ties": TREC_ORDER})
+
+    return Plan(pinned(entry) if in_trec_order(entry.spec, options) else entry
+                for entry in plan.entries)
 
 
 def _parsed(metrics) -> list:
