@@ -187,12 +187,16 @@ def _labels(specs, options, trec_names: bool = False) -> dict[str, str]:
     option resolved: gain, ties in trec_eval's order, empty queries,
     threshold). A trec_eval name goes to the first spec that has it, and
     never to a spec when it is another spec's key, so no two results share a
-    label.
+    label; a registry spec whose key trec_eval prints for its own measure
+    (``map``, ``ndcg``, ``bpref`` with tied scores averaged) shows its tie
+    policy (``map(ties='average')``), so a trec line never gives another
+    number under trec_eval's name.
     """
     from .metrics import MetricSpec
     from .metrics._spec import expand_metrics
     from .metrics._vocab_trec import trec_name
     from .trec._evaluate import in_trec_order
+    from .trec._te_table import MEASURES as TREC_FAMILIES
 
     keys = [str(spec) for spec in specs]
     if not trec_names:
@@ -207,7 +211,12 @@ def _labels(specs, options, trec_names: bool = False) -> dict[str, str]:
             (target := expand_metrics([name])[0]).name == spec.name and target.k == spec.k
             and target.resolve(options) == spec.resolve(options))
         free = name not in labels.values() and (name == key or name not in keys)
-        labels[key] = name if exact and free else key
+        if exact and free:
+            labels[key] = name
+        elif key in TREC_FAMILIES:  # a registry name trec_eval prints for its own measure
+            labels[key] = str(spec.with_options(ties=spec.resolve(options)["ties"]))
+        else:
+            labels[key] = key
     return labels
 
 

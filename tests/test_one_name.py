@@ -199,7 +199,7 @@ def test_cli_evaluate_json(tmp_path, data, reference):
 
 
 @pytest.mark.parametrize("spec", ["ndcg@3", "p@3", "mrr", "recall", "map", "cg@3",
-                                  "ndcg(ties='pessimistic')@5"])
+                                  "ndcg(ties='pessimistic')@5", "gmap"])
 def test_cli_compare_labels_and_means(tmp_path, data, reference, spec):
     qrels, run = _trec_files(tmp_path, data)
     out = _cli("compare", str(qrels), str(run), str(run), "-m", spec, "--resamples", "10",
@@ -284,3 +284,22 @@ def test_evaluate_run_tie_policies_equal_brute_force():
             for key, value in want[policy].items():
                 assert ev.mean[key] == pytest.approx(value, rel=1e-12, abs=1e-15), (
                     trial, policy, key)
+
+
+def test_trec_lines_never_give_another_number_under_trec_eval_names(tmp_path, data):
+    """--format trec prints trec_eval's names for trec_eval's measures only: a
+    registry name that trec_eval prints for its own measure (map, bpref, ndcg)
+    shows its tie policy, whatever else is asked."""
+    qrels, run = _trec_files(tmp_path, data)
+    out = _cli("evaluate", str(qrels), str(run), "-m", "P.5", "-m", "map", "-m", "bpref",
+               "-m", "ndcg", "-m", "map_cut.3", "-m", "p@5", "--format", "trec")
+    labels = [line.split("\t")[0].strip() for line in out.splitlines()]
+    assert labels == ["P_5", "map(ties='average')", "bpref(ties='average')",
+                      "ndcg(ties='average')", "map_cut_3", "p@5"]
+    trec = _cli("trec_eval", "-m", "map", "-m", "P.5", str(qrels), str(run))
+    trec_map = float(next(line.split()[2] for line in trec.splitlines()
+                          if line.split()[0] == "map"))
+    values = {line.split("\t")[0].strip(): float(line.split("\t")[2])
+              for line in out.splitlines()}
+    # the data's tied scores make the two MAPs differ: the label tells them apart
+    assert trec_map != pytest.approx(values["map(ties='average')"], abs=1e-4)
