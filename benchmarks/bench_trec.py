@@ -28,7 +28,8 @@ The data, by default (``--lines`` and ``--depth`` change the size):
 Methods (each timed from the file paths to the 10 means):
 
 * ``sklearn_rank``: ``trec.read_qrels(path)``, ``trec.read_run(path)`` (the
-  "read" column), then ``trec.evaluate_run(qrels, run, measures)`` (the
+  "read" column), then ``trec.evaluate_run(qrels, run, measures,
+  convention="trec_eval")`` (the
   "evaluate" column). With pyarrow installed (the ``fast`` extra, part of
   ``bench``) plain files are parsed by pyarrow's CSV reader, and their
   layout is checked on a second thread while the table
@@ -281,7 +282,8 @@ def run_ours(info: DataInfo, engine: str = "auto") -> Outcome:
     qrels = read_qrels(info.qrels_path, engine=engine)
     run = read_run(info.run_path, engine=engine)
     read = time.perf_counter()
-    ev = evaluate_run(qrels, run, list(MEASURES))
+    # trec_eval's meaning for map, bpref and ndcg too (registry names elsewhere)
+    ev = evaluate_run(qrels, run, list(MEASURES), convention="trec_eval")
     means = {m: float(ev.mean[m]) for m in MEASURES}
     done = time.perf_counter()
     return Outcome(read - start, done - read, means, ev)
