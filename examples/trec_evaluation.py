@@ -47,12 +47,15 @@ print(qrels, bm25, dense, sep="\n")
 # %%
 # trec_eval's names and this package's specs, side by side
 # ---------------------------------------------------------
-# ``ndcg_cut.10`` is trec_eval's NDCG@10 (linear gain); ``ndcg@10`` inside
-# ``evaluate_run`` means the same (``convention="trec_eval"``), and
-# ``ndcg(gain='exponential')@10`` asks for the gain 2^l - 1 explicitly.
-# Documents the judges never saw count as non-relevant, as in trec_eval.
+# ``ndcg_cut.10`` is trec_eval's NDCG@10 (linear gain, ties by decreasing
+# document id); ``ndcg@10`` is this package's NDCG@10 everywhere, inside
+# ``evaluate_run`` too (gain 2^l - 1, tied scores averaged), and
+# ``ndcg(gain='linear')@10`` is linear NDCG with ties averaged. ``map`` and
+# ``bpref`` are the registry's (ties averaged); ``convention="trec_eval"``
+# or ``sklearn-rank trec_eval`` give trec_eval's. Documents the judges never
+# saw count as non-relevant, as in trec_eval.
 measures = ["map", "P.5,10", "ndcg_cut.10", "recip_rank", "bpref",
-            "ndcg(gain='exponential')@10", "err@10"]
+            "ndcg@10", "ndcg(gain='linear')@10", "err@10"]
 for tag, run in (("bm25", bm25), ("dense", dense)):
     print(tag, evaluate_run(qrels, run, measures))
 
