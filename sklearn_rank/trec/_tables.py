@@ -319,7 +319,7 @@ class Qrels(_Table):
         Qrels(3 judgments, 2 queries, 2 with level > 0)
         >>> run = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["d2", "d1", "d1"],
         ...                     "score": [0.9, 0.8, 0.5]})       # ir_measures' layout
-        >>> evaluate_run(qrels, run, ["recip_rank"]).per_query["mrr"]
+        >>> evaluate_run(qrels, run, ["recip_rank"]).per_query["recip_rank"]
         array([0.5, 1. ])
         """
         from ._frames import table_from_frame
