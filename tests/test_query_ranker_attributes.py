@@ -212,7 +212,7 @@ def test_xgboost_best_iteration_and_best_score_keep_xgboosts_names():
     inner = ranker.estimator_
     assert 0 <= ranker.best_iteration < 59
     assert ranker.best_iteration == inner.best_iteration
-    assert ranker.best_score == pytest.approx(inner.best_score, rel=0, abs=0)
+    assert ranker.best_score == inner.best_score
     assert ranker.evals_result_ == inner.evals_result_
     # without early stopping XGBoost defines neither: hasattr tells
     plain = QueryRanker(_xgboost()).fit(X, y, qid=qid)
@@ -286,6 +286,20 @@ def test_catboost_unfitted_values_are_not_shown_before_fit():
     ranker = QueryRanker(_catboost())
     assert not hasattr(ranker, "feature_importances_")
     assert not hasattr(ranker, "best_iteration_")
+
+
+@needs_catboost
+def test_a_failed_fit_leaves_no_inner_model_to_answer():
+    """CatBoost answers ``None`` for ``feature_importances_`` before its ``fit``: a
+    QueryRanker whose inner fit failed must not show that as a fitted value."""
+    from catboost import CatBoostError
+
+    X, y, qid = _data()
+    ranker = QueryRanker(_catboost(depth=100))
+    with pytest.raises(CatBoostError):
+        ranker.fit(X, y, qid=qid)
+    assert not hasattr(ranker, "estimator_")
+    assert not hasattr(ranker, "feature_importances_")
 
 
 def test_only_fitted_attributes_are_forwarded():

@@ -296,8 +296,9 @@ class QueryRanker(DocLinkMixin, InnerAttributesMixin, MetaEstimatorMixin, BaseEs
         for name, value in (("eval_metric", eval_metric), ("callbacks", callbacks)):
             if value is not None:
                 extra[name] = value
-        self.estimator_ = clone(self.estimator)
-        self.estimator_.fit(X_fit, y_fit, **extra, **fit_params)
+        inner = clone(self.estimator)
+        inner.fit(X_fit, y_fit, **extra, **fit_params)
+        self.estimator_ = inner  # only once fitted: its attributes are forwarded
         return self
 
     def _eval_sets(self, eval_set, eval_qid, eval_sample_weight, kind, fit_params) -> dict:
