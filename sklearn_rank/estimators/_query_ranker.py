@@ -19,13 +19,14 @@ from .._queries import (
     read_qid_column,
 )
 from ..metrics._evaluate import evaluate
+from ._fitted import InnerAttributesMixin
 from ._inner import check_labels, eval_arguments, fit_kind, refuse_query_arguments
 from ._inputs import check_fit_input, check_X, sort_by_query
 
 __all__ = ["QueryRanker"]
 
 
-class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
+class QueryRanker(DocLinkMixin, InnerAttributesMixin, MetaEstimatorMixin, BaseEstimator):
     """Fit a ranker, or any regressor, from flat rows with a query id per row.
 
     LightGBM wants group *sizes* of contiguous queries, XGBoost wants sorted
@@ -66,7 +67,37 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
     n_features_in_ : int
         Number of columns of ``X`` seen in ``fit``, the query-id column included.
     feature_names_in_ : ndarray of str
-        Column names of ``X`` in ``fit``, when it was a DataFrame.
+        Column names of ``X`` in ``fit``, when it was a DataFrame with string
+        column names, the query-id column included.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        The inner model's ``feature_importances_`` (LightGBM, XGBoost,
+        CatBoost, scikit-learn's tree ensembles), one entry per column of
+        ``X`` as given: when a query-id column was dropped before the inner
+        model saw ``X``, it holds NaN at that column's position (and floats),
+        so that it pairs with ``feature_names_in_`` and ``X.columns``. Without
+        a query-id column it is the inner model's array as it is. The inner
+        model's own, one entry per feature it saw, is
+        ``estimator_.feature_importances_``. ``coef_`` (linear models) is
+        aligned the same way. CatBoost's ranking losses leave it
+        ``array(None)`` (CatBoost's own behaviour) until
+        ``estimator_.get_feature_importance(Pool(...), type="LossFunctionChange")``
+        is given the training rows grouped by query.
+    best_iteration_, best_score_, evals_result_, booster_, ... : object
+        Every other fitted attribute of the inner model, under its own name and
+        as it is: the names ending in ``_`` that it has (LightGBM's
+        ``best_iteration_``, ``best_score_``, ``evals_result_``, ``booster_``,
+        ``n_iter_``; CatBoost's ``best_iteration_``, ``best_score_``,
+        ``evals_result_``, ``tree_count_``; XGBoost's ``evals_result_``; a
+        regressor's ``intercept_``, ``estimators_``, ...) and XGBoost's
+        ``best_iteration`` and ``best_score`` (no trailing underscore; defined
+        after early stopping). The attributes that count or name features
+        (LightGBM's ``n_features_`` and ``feature_name_``, CatBoost's
+        ``feature_names_``) describe the inner model's input: without the
+        query-id column. An attribute the inner model lacks raises
+        ``AttributeError``, one read before ``fit`` ``NotFittedError`` (an
+        ``AttributeError`` too), so ``hasattr`` is False for both. The inner
+        model's parameters and methods are not forwarded: reach them as
+        ``estimator__<name>`` and through ``estimator_``.
 
     See Also
     --------
@@ -135,6 +166,8 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
     >>> ranker = QueryRanker(LGBMRanker(n_estimators=5, min_child_samples=2, verbose=-1))
     >>> ranker.fit(X, y, qid=qid).predict(X[:2]).shape
     (2,)
+    >>> ranker.feature_importances_.shape     # the inner LGBMRanker's
+    (3,)
     """
 
     __metadata_request__fit = {"qid": True}
@@ -263,8 +296,9 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
         for name, value in (("eval_metric", eval_metric), ("callbacks", callbacks)):
             if value is not None:
                 extra[name] = value
-        self.estimator_ = clone(self.estimator)
-        self.estimator_.fit(X_fit, y_fit, **extra, **fit_params)
+        inner = clone(self.estimator)
+        inner.fit(X_fit, y_fit, **extra, **fit_params)
+        self.estimator_ = inner  # only once fitted: its attributes are forwarded
         return self
 
     def _eval_sets(self, eval_set, eval_qid, eval_sample_weight, kind, fit_params) -> dict:
@@ -288,6 +322,7 @@ class QueryRanker(DocLinkMixin, MetaEstimatorMixin, BaseEstimator):
 
     def _record_input(self, X):
         self.n_features_in_ = X.shape[1]
+        self._qid_position_in_fit = self._qid_position(X)  # aligns feature_importances_
         columns = getattr(X, "columns", None)
         if columns is not None and all(isinstance(c, str) for c in columns):
             self.feature_names_in_ = np.asarray(columns, dtype=object)
