@@ -8,6 +8,26 @@ import numpy as np
 
 QID_COLUMN = "qid"
 
+#: The working line for LightGBM's group sizes, wherever they meet a qid.
+GROUP_FIX = "qid=sklearn_rank.datasets.qid_from_group_sizes(group)"
+
+
+def group_hint(name: str) -> str:
+    """For an unknown argument ``name``: what to pass instead of ``group=``
+    (LightGBM's group sizes), or "" for any other name."""
+    if name != "group":
+        return ""
+    return (" group= is LightGBM's group sizes; this package takes the query id of "
+            f"each row instead: pass {GROUP_FIX}.")
+
+
+def length_hint(n_ids: int, n_rows: int) -> str:
+    """For ids fewer than the rows: they may be group sizes, and how to convert them."""
+    if n_ids >= n_rows:
+        return ""
+    return (" If these are LightGBM group sizes (one per query), convert them: "
+            f"{GROUP_FIX}.")
+
 NO_QID_HELP = (
     "Either enable metadata routing (sklearn.set_config(enable_metadata_routing=True)) "
     "and pass qid=<one query id per row> to fit / cross_validate(params={'qid': qid}), "

@@ -236,7 +236,15 @@ def validate_params(constraints: Mapping[str, Any]) -> Callable:
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
-            bound = signature.bind(*args, **kwargs)
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError:
+                if "group" in kwargs:  # LightGBM's habit: say what to pass instead
+                    from ._queries import group_hint
+
+                    raise TypeError(f"{func.__name__}() got an unexpected keyword argument "
+                                    f"'group'.{group_hint('group')}") from None
+                raise
             check_params(constraints, {k: v for k, v in bound.arguments.items()
                                        if k in constraints}, func.__qualname__)
             return func(*args, **kwargs)

@@ -114,7 +114,8 @@ def test_a_name_left_out_of_the_api_reference_is_reported():
 def test_every_page_is_checked():
     assert {p.relative_to(DOCS).as_posix() for p in PAGES} == {
         "index.rst", "getting_started.rst", "user_guide/conventions.rst",
-        "user_guide/tuning.rst", "user_guide/trec.rst", "user_guide/statistics.rst"}
+        "user_guide/tuning.rst", "user_guide/trec.rst", "user_guide/statistics.rst",
+        "user_guide/faq.rst"}
     # Python appears only as doctests, which the test below runs; other
     # blocks are shell commands (installing, building).
     python_blocks = [p.name for p in ALL_PAGES

@@ -180,8 +180,9 @@ def test_group_sizes_cannot_slip_through():
     X, y, qid = _data()
     with pytest.raises(ValueError, match=r"builds group from query ids; pass qid="):
         QueryRanker(LGBMRanker()).fit(X, y, group=np.unique(qid, return_counts=True)[1])
-    with pytest.raises(ValueError, match=r"pass eval_qid=<one query id per row> instead of "
-                                         r"eval_group="):
+    with pytest.raises(ValueError, match=r"pass eval_qid=\[sklearn_rank\.datasets\."
+                                         r"qid_from_group_sizes\(g\) for g in eval_group\] "
+                                         r"instead of eval_group="):
         QueryRanker(LGBMRanker()).fit(X, y, qid=qid, eval_group=[[3]])
     sizes = np.unique(qid, return_counts=True)[1]
     with pytest.raises(ValueError, match=r"X has \d+ rows but qid has \d+ values; pass one "

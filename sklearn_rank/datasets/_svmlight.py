@@ -7,7 +7,7 @@ from numbers import Integral
 
 import numpy as np
 
-from .._validation import Interval, validate_params
+from .._validation import Interval, StrOptions, validate_params
 from ._svmlight_lines import (
     DECOMPRESSION_ERRORS,
     LineError,
@@ -27,6 +27,7 @@ __all__ = ["load_svmlight_ranking"]
     "query_path": [str, os.PathLike, None],
     "n_features": [Interval(Integral, 1, None, closed="left"), None],
     "dtype": "no_validation",  # whatever NumPy takes for a dtype
+    "zero_based": ["boolean", StrOptions({"auto"})],
 })
 def load_svmlight_ranking(
     path: str | os.PathLike,
@@ -34,6 +35,7 @@ def load_svmlight_ranking(
     *,
     n_features: int | None = None,
     dtype=np.float64,
+    zero_based: bool | str = False,
 ):
     """Load a ranking dataset in SVMlight / LETOR or LightGBM format.
 
@@ -60,11 +62,23 @@ def load_svmlight_ranking(
         the same width. A larger index in the file is an error.
     dtype : numpy dtype, default=np.float64
         Data type of ``X``.
+    zero_based : bool or "auto", default=False
+        Whether the file's feature indices start at 0. False (SVMlight,
+        LETOR, MSLR, Yahoo! and Istella files): index j is column j - 1 and
+        an index 0 is an error. True (what
+        :func:`sklearn.datasets.dump_svmlight_file` writes by default): index
+        j is column j. "auto": zero-based if some line has a feature index 0,
+        else one-based, as :func:`sklearn.datasets.load_svmlight_file`
+        decides; a zero-based file whose column 0 is never written (all
+        zeros) is then read one-based, every column shifted by one, so pass
+        True or False when you know how the file was written (and the same
+        value for the train and test files of a dataset).
 
     Returns
     -------
     X : scipy.sparse.csr_matrix of shape (n_rows, n_features)
-        The features; feature index j of the file is column j - 1. As with
+        The features; feature index j of the file is column j - 1 (column j
+        when the file is read zero-based). As with
         :func:`sklearn.datasets.load_svmlight_file` (which this function
         uses), a ``csr_array`` if scikit-learn is configured for sparse arrays.
         ``X.toarray()`` gives a dense array.
@@ -83,8 +97,9 @@ def load_svmlight_ranking(
     ValueError
         For a malformed line, naming the file, the line number (1-based) and
         the reason: a label, qid or value that is not a number, a line that
-        is not ``<index>:<value>`` pairs, a feature index below 1 or above
-        ``n_features``, indices not increasing along a line, some lines with
+        is not ``<index>:<value>`` pairs, a feature index below 1 (below 0
+        when zero-based) or not below ``n_features`` + 1 (``n_features``
+        when zero-based), indices not increasing along a line, some lines with
         ``qid:`` and some without, a label that is NaN or infinite, a feature
         value that is infinite (or overflows ``dtype``). Also if the file has
         no data line, has no qid and no query file, if the query file has no
@@ -97,7 +112,8 @@ def load_svmlight_ranking(
     sklearn.datasets.load_svmlight_file : The loader underneath, without the
         ranking checks.
     sklearn.datasets.dump_svmlight_file : Write a file this function reads
-        (with ``query_id=qid, zero_based=False``).
+        (with ``query_id=qid``; its default ``zero_based=True`` needs
+        ``zero_based=True`` here too).
     make_ranking : Synthetic data of the same shape.
 
     Notes
@@ -107,9 +123,10 @@ def load_svmlight_ranking(
     runs of equal consecutive qids. The qids are then those of the file.
     Otherwise it is a ValueError, since one of the two must be wrong.
 
-    Feature indices start at 1, as in SVMlight, LETOR, MSLR and Yahoo! files:
-    an index 0 is an error rather than a guess (scikit-learn's
-    ``load_svmlight_file`` guesses zero-based indices when it sees a 0).
+    Feature indices start at 1 by default, as in SVMlight, LETOR, MSLR and
+    Yahoo! files: an index 0 is then an error naming ``zero_based=True``
+    rather than a guess (scikit-learn's ``load_svmlight_file`` guesses by
+    default, ``zero_based="auto"``).
 
     A feature value ``nan`` is kept as NaN in ``X``: LightGBM, XGBoost and
     scikit-learn's histogram gradient boosting read it as a missing value.
@@ -145,12 +162,24 @@ def load_svmlight_ranking(
     >>> X, y, qid = load_svmlight_ranking(path, n_features=4)
     >>> X.shape, qid
     ((3, 4), array([0, 0, 1]))
+
+    A file written by scikit-learn, whose feature indices start at 0:
+
+    >>> import numpy as np
+    >>> from sklearn.datasets import dump_svmlight_file
+    >>> path = os.path.join(tmp, "dumped.txt")
+    >>> dump_svmlight_file(np.eye(3), [2, 0, 1], path, query_id=[10, 10, 11])
+    >>> X, y, qid = load_svmlight_ranking(path, zero_based=True)
+    >>> X.toarray(), qid
+    (array([[1., 0., 0.],
+           [0., 1., 0.],
+           [0., 0., 1.]]), array([10, 10, 11]))
     >>> shutil.rmtree(tmp)
     """
     path = os.fspath(path)
-    X, y, lines = _load(path, dtype)
+    X, y, lines, base = _load(path, dtype, zero_based)
     if n_features is not None:
-        _set_width(path, X, lines.rows, n_features)
+        _set_width(path, X, lines.rows, n_features, base)
     if query_path is None and os.path.isfile(path + ".query"):
         query_path = path + ".query"
     query_path = None if query_path is None else os.fspath(query_path)
@@ -167,10 +196,10 @@ def _qids(lines):
     return np.frombuffer(lines.qids, dtype=np.int64) if lines.has_qid else None
 
 
-def read_rows(path: str, dtype=np.float64):
+def read_rows(path: str, dtype=np.float64, zero_based: bool | str = False):
     """``(X, y, qid)`` of an SVMlight / LETOR file, ``qid`` None when its lines
     have no ``qid:`` (errors as :func:`load_svmlight_ranking`'s)."""
-    X, y, lines = _load(path, dtype)
+    X, y, lines, _ = _load(path, dtype, zero_based)
     return X, y, _qids(lines)
 
 
@@ -189,18 +218,20 @@ def query_ids(path: str, query_path: str | None, qid, sizes, n_rows: int) -> np.
     return np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
 
 
-def _load(path: str, dtype):
-    """``(X, y, lines)`` of a data file, each error naming its line."""
+def _load(path: str, dtype, zero_based: bool | str):
+    """``(X, y, lines, base)`` of a data file, each error naming its line;
+    ``base`` is the file's index of column 0 (0 or 1)."""
     from sklearn.datasets import load_svmlight_file
 
     with open_file(path) as f:
         lines = Lines(f)
         try:
-            X, y = load_svmlight_file(lines, dtype=dtype, zero_based=False)
+            # "auto" reads the indices as written, then decides (below)
+            X, y = load_svmlight_file(lines, dtype=dtype, zero_based=zero_based is not False)
         except LineError as err:
             raise ValueError(f"{path}: line {err.lineno}: {err.reason}") from None
         except (ValueError, OverflowError) as err:
-            reason = diagnose(lines.line) or str(err)
+            reason = diagnose(lines.line, first_index=0 if zero_based else 1) or str(err)
             raise ValueError(f"{path}: line {lines.lineno}: {reason}") from err
         except DECOMPRESSION_ERRORS as err:
             if not compressed(f):
@@ -208,11 +239,18 @@ def _load(path: str, dtype):
             raise broken(path, f, lines.lineno, err) from None
     if X.shape[0] == 0:
         raise ValueError(f"{path}: no data lines (the file is empty or has only comments).")
-    _check_finite(path, X, y, lines.rows)
-    return X, y, lines
+    base = 0 if zero_based is True else 1
+    if zero_based == "auto":
+        if X.nnz == 0 or X.indices.min() == 0:
+            base = 0
+        else:  # one-based after all: index j is column j - 1, as scikit-learn's "auto"
+            X = type(X)((X.data, X.indices - 1, X.indptr),
+                        shape=(X.shape[0], max(X.shape[1] - 1, 1)))
+    _check_finite(path, X, y, lines.rows, base)
+    return X, y, lines, base
 
 
-def _check_finite(path: str, X, y: np.ndarray, rows) -> None:
+def _check_finite(path: str, X, y: np.ndarray, rows, base: int) -> None:
     """Refuse NaN or infinite labels and infinite feature values, at the
     first line that has one; NaN feature values are missing values."""
     bad_label = np.flatnonzero(~np.isfinite(y))
@@ -225,18 +263,20 @@ def _check_finite(path: str, X, y: np.ndarray, rows) -> None:
                          "finite number (a relevance grade is needed for every row)")
     if value_row is not None:
         raise ValueError(
-            f"{path}: line {rows[value_row]}: value of feature {X.indices[bad_value[0]] + 1} "
+            f"{path}: line {rows[value_row]}: value of feature {X.indices[bad_value[0]] + base} "
             f"is {X.data[bad_value[0]]} (or too large for {X.dtype}); feature values must be "
             "finite (NaN is read as a missing value)")
 
 
-def _set_width(path: str, X, rows, n_features: int) -> None:
+def _set_width(path: str, X, rows, n_features: int, base: int) -> None:
     """Give X ``n_features`` columns; refuse a larger feature index in the file."""
     if X.shape[1] > n_features:
         first = np.flatnonzero(X.indices >= n_features)[0]
         row = np.searchsorted(X.indptr, first, side="right") - 1
         raise ValueError(f"{path}: line {rows[row]}: feature index "
-                         f"{X.indices[first] + 1} but n_features={n_features}")
+                         f"{X.indices[first] + base} but n_features={n_features}"
+                         + (" (indices 0 to n_features - 1 when zero_based)" if base == 0
+                            else ""))
     X.resize((X.shape[0], n_features))
 
 

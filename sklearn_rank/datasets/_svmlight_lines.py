@@ -128,8 +128,9 @@ def _parse_qid(token: bytes, lineno: int) -> int:
     return value
 
 
-def diagnose(line: bytes) -> str | None:
-    """Why a data line is malformed (None if it is fine): the loader's rules."""
+def diagnose(line: bytes, first_index: int = 1) -> str | None:
+    """Why a data line is malformed (None if it is fine): the loader's rules,
+    feature indices starting at ``first_index`` (1, or 0 for zero-based files)."""
     parts = _strip_comment(line).split()
     if not parts:
         return None
@@ -140,16 +141,16 @@ def diagnose(line: bytes) -> str | None:
     features = parts[1:]
     if features and features[0].startswith(b"qid"):
         features = features[1:]
-    prev = 0
+    prev = first_index - 1
     for token in features:
-        index, reason = _feature(token, prev)
+        index, reason = _feature(token, prev, first_index)
         if reason is not None:
             return reason
         prev = index
     return None
 
 
-def _feature(token: bytes, prev: int) -> tuple[int, str | None]:
+def _feature(token: bytes, prev: int, first_index: int) -> tuple[int, str | None]:
     """The index of an ``<index>:<value>`` token after index ``prev``, and why the
     token is malformed (None if it is fine)."""
     if token.startswith(b"qid"):
@@ -161,9 +162,13 @@ def _feature(token: bytes, prev: int) -> tuple[int, str | None]:
         idx = int(index)
     except ValueError:
         return 0, f"feature index {_show(index)} is not an integer"
-    if idx < 1:
+    if idx < first_index == 1:
         return idx, (f"feature index {idx} but indices start at 1 (as in SVMlight and "
-                     "LETOR files; was this file written zero-based?)")
+                     "LETOR files); if the file was written zero-based (as "
+                     "sklearn.datasets.dump_svmlight_file does by default), pass "
+                     "zero_based=True")
+    if idx < first_index:
+        return idx, f"feature index {idx} is negative (zero-based indices start at 0)"
     if idx >= 2**31:
         return idx, f"feature index {idx} is too large"
     if idx <= prev:

@@ -48,8 +48,10 @@ def is_catboost(estimator) -> bool:
 
 #: The query arguments of the inner models, which QueryRanker builds itself,
 #: and what to pass to QueryRanker instead.
-_BUILT = {"group": "qid=<one query id per row>",
-          "eval_group": "eval_qid=<one query id per row>",
+_BUILT = {"group": "qid=sklearn_rank.datasets.qid_from_group_sizes(group) (LightGBM's "
+                   "group sizes turned into one query id per row)",
+          "eval_group": "eval_qid=[sklearn_rank.datasets.qid_from_group_sizes(g) for g in "
+                        "eval_group]",
           "group_id": "qid=<one query id per row>",
           "group_weight": "sample_weight=<one weight per row>"}
 

@@ -6,7 +6,7 @@ from sklearn.utils import check_array
 from sklearn.utils.validation import check_consistent_length, check_X_y
 
 from .._compat import check_sample_weight, safe_indexing
-from .._queries import missing_qid_error
+from .._queries import length_hint, missing_qid_error
 from ..metrics._grouping import group_rows
 from ._inner import query_arguments
 
@@ -61,7 +61,7 @@ def sort_by_query(X, y, qid, sample_weight, kind: str, who: str):
     if len(qid) != n_rows:
         raise ValueError(
             f"{who}: X has {n_rows} rows but qid has {len(qid)} values; pass one query id "
-            "per row (not group sizes)."
+            "per row (not group sizes)." + length_hint(len(qid), n_rows)
         )
     order, starts, sizes = group_rows(qid)
     if order is not None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -181,6 +182,30 @@ def _constraints(metric: Metric, signature: inspect.Signature) -> dict:
     return constraints
 
 
+def _from_sklearn_scorer() -> bool:
+    """Whether a scikit-learn scorer (``make_scorer``) is calling: it passes
+    ``y_true`` and the predictions, and no qid unless routed."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get("__name__") == "sklearn.metrics._scorer":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def no_qid_message(reason: str, caller: str, spec: str) -> str:
+    """The message for 1-D input without qid, naming make_ranking_scorer (first
+    when a scikit-learn scorer made by ``make_scorer`` is the caller)."""
+    fix = (f"In a search or cross-validation, score with "
+           f"scoring=sklearn_rank.metrics.make_ranking_scorer({spec!r}): it finds the query "
+           f"ids (a routed qid or X's qid column); make_scorer({caller}) gets them only "
+           "under metadata routing with .set_score_request(qid=True).")
+    if _from_sklearn_scorer():
+        return (f"{caller} was called by a scikit-learn scorer (make_scorer) with 1-D "
+                f"y_true and y_score and no qid, so the query of each row is unknown. {fix}")
+    return f"{reason} {fix}"
+
+
 def metric_function(metric: Metric) -> Callable:
     """Make the public function of ``metric`` from its signature and docstring.
 
@@ -210,7 +235,13 @@ def metric_function(metric: Metric) -> Callable:
             data = [options.pop(name) for name in _DATA]
             spec = build(metric.name, options, caller)
             plan = Plan.resolved([spec])
-            return plan.evaluate(prepare(*data)).mean[str(spec)]
+            try:
+                rows = prepare(*data)
+            except ValueError as err:
+                if not getattr(err, "no_qid", False):
+                    raise
+                raise ValueError(no_qid_message(str(err), caller, str(spec))) from None
+            return plan.evaluate(rows).mean[str(spec)]
 
         register(replace(metric, function=caller))
         return validate_params(constraints)(public)

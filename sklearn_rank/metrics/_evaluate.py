@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .._queries import group_hint
 from .._validation import validate_params
 from ._evaluation import Evaluation, with_engine
 from ._inputs import prepare
@@ -132,6 +133,7 @@ def _with_engine(listed: list, engine: dict, options: dict, data) -> Evaluation:
         if unknown:
             names = [str(metric) for metric in listed]
             raise TypeError(f"evaluate() got an option {unknown[0]!r} that none of the metrics "
-                            f"{names} takes. Options they take: {', '.join(ENGINE_OPTIONS)}.")
+                            f"{names} takes.{group_hint(unknown[0])} Options they take: "
+                            f"{', '.join(ENGINE_OPTIONS)}.")
     entries = dict(zip(engine, flat_engine(list(engine.values()), data, options), strict=True))
     return with_engine(registry, data.qids, listed, entries)

@@ -17,6 +17,7 @@ from numbers import Rational
 
 import numpy as np
 
+from .._queries import length_hint
 from .._validation import check_ordered
 from ._data import Data, scalar, to_query_order
 from ._grouping import RowIds, group
@@ -164,11 +165,13 @@ class _Matrix:
 
     def __init__(self, labels: np.ndarray, scores: np.ndarray):
         if labels.ndim == 1 and scores.ndim == 1:
-            raise ValueError(
+            err = ValueError(
                 "y_true and y_score are 1-D, so the query of each row is unknown. Pass "
                 "qid=<one query id per row> (e.g. qid=df['qid']), or 2-D arrays of "
                 "shape (n_queries, n_docs) as sklearn.metrics.ndcg_score takes."
             )
+            err.no_qid = True  # the metric functions add the scorer's fix
+            raise err
         if labels.ndim != 2 or scores.ndim != 2:
             raise ValueError(
                 "Without qid, y_true and y_score must both be 2-D arrays of shape "
@@ -215,6 +218,7 @@ class _Flat:
             raise ValueError(
                 "y_true, y_score and qid must have the same length; got "
                 f"{labels.shape[0]}, {scores.shape[0]} and {q.shape[0]}."
+                + length_hint(q.shape[0], min(labels.shape[0], scores.shape[0]))
             )
         if labels.shape[0] == 0:
             raise ValueError("y_true, y_score and qid are empty; pass at least one row.")

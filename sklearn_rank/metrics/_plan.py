@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .._queries import group_hint
 from ._aggregate import summarize
 from ._block_ranking import block_specs, rank_block
 from ._columns import checked_columns
@@ -89,7 +90,7 @@ class Plan:
         for name in options:
             if name not in accepted:
                 hint = (" Write the cut-off in the spec instead, e.g. 'ndcg@10'."
-                        if name == "k" else closest(name, accepted))
+                        if name == "k" else group_hint(name) or closest(name, accepted))
                 raise TypeError(
                     f"{caller}() got an option {name!r} that none of the metrics "
                     f"{[str(s) for s in specs]} takes.{hint} Options they take: "

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .._queries import group_hint
 from .._validation import validate_params
 from . import _spec_text
 from ._columns import is_pairs
@@ -195,7 +196,8 @@ def build(name: str, options: dict[str, Any], caller: str) -> MetricSpec:
         bad = unknown[0]
         raise ValueError(
             f"Metric {metric.name!r} has no parameter {shown(bad)}."
-            f"{closest(bad, metric.params)} Its parameters: {', '.join(metric.params)}."
+            f"{group_hint(bad) or closest(bad, metric.params)} Its parameters: "
+            f"{', '.join(metric.params)}."
         )
     options = check_options(options, caller)
     k = options.pop("k", None)

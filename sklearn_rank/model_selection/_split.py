@@ -10,7 +10,7 @@ from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
 
 from .._compat import Interval, RealNotInt, validate_parameter_constraints
-from .._queries import QID_COLUMN, has_qid_column, missing_qid_error
+from .._queries import QID_COLUMN, has_qid_column, length_hint, missing_qid_error
 from ..metrics._grouping import query_codes
 
 __all__ = ["QueryKFold", "QueryShuffleSplit"]
@@ -37,6 +37,7 @@ def _codes(splitter, X, groups, qid) -> np.ndarray:
         raise ValueError(
             f"{type(splitter).__name__}.split: X has {n_rows} rows but {name} has "
             f"{codes.shape[0]} values; pass one query id per row."
+            + length_hint(codes.shape[0], n_rows)
         )
     return codes
 

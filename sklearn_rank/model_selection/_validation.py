@@ -9,7 +9,7 @@ import numpy as np
 import sklearn
 from sklearn.model_selection import cross_validate
 
-from .._queries import QID_COLUMN, drop_column, qid_position, read_qid_column
+from .._queries import QID_COLUMN, drop_column, group_hint, qid_position, read_qid_column
 from .._validation import HasMethods, Interval, StrOptions, validate_params
 from ..estimators import QueryRanker
 from ..estimators._inner import fit_kind
@@ -179,6 +179,9 @@ def cross_validate_ranker(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5,
     """
     if not isinstance(estimator, QueryRanker) and fit_kind(estimator) != "none":
         estimator = QueryRanker(estimator)  # a bare LGBMRanker / XGBRanker
+    if "group" in kwargs:  # LightGBM's group sizes: not an argument of cross_validate
+        raise TypeError(f"cross_validate_ranker() got an unexpected keyword argument 'group'."
+                        f"{group_hint('group')}")
     X, qid = _ids(estimator, X, qid)
     if isinstance(cv, Integral):
         cv = QueryKFold(cv)
