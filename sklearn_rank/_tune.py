@@ -32,10 +32,12 @@ def add_parser(subparsers) -> None:
             "Tune QueryRanker(LGBMRanker()) with scikit-learn's GridSearchCV over a small "
             "grid, cross-validated with QueryKFold (queries kept whole) and scored per "
             "query by NDCG@k with exponential gain, linear gain and the classic discount. "
-            "Prints the candidates (mean ± standard deviation of the fold scores), the best "
-            "parameters, the best model's per-query NDCG@k on held-out queries, and a "
-            "paired test of the best model against LightGBM's default num_leaves, "
-            "learning_rate and min_child_samples on those queries."
+            "Prints the candidates (mean ± standard deviation of the fold scores) under "
+            "short column names with a legend of each metric's gain and discount, the best "
+            "parameters, the best model's per-query NDCG@k on held-out queries beside "
+            "LightGBM's own ndcg@k of it (and why they differ), and a paired test of the "
+            "best model against LightGBM's default num_leaves, learning_rate and "
+            "min_child_samples on those queries (wins / ties / losses)."
         ),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -251,7 +253,14 @@ def run(args) -> int:
     import numpy as np
     from sklearn.model_selection import ParameterGrid
 
-    from ._tune_report import candidates_table, lightgbm_lines, significance, summary, wrap
+    from ._tune_report import (
+        candidates_table,
+        lightgbm_lines,
+        significance,
+        summary,
+        together,
+        wrap,
+    )
 
     gc.enable()  # (off in the program's process: no_collections) fits make cyclic garbage
     t0 = time.perf_counter()
@@ -262,8 +271,9 @@ def run(args) -> int:
     X, y, qid, source = _load(args)
     _check_split(args, qid)
     names, refit = _metric_names(args.k, args.metric)
+    grades = together(f"rows per grade {np.bincount(np.asarray(y, int)).tolist()}")
     say(f"data: {source}: {X.shape[0]} rows, {np.unique(qid).shape[0]} queries, "
-        f"{X.shape[1]} features; rows per grade {np.bincount(np.asarray(y, int)).tolist()}")
+        f"{X.shape[1]} features; {grades}")
     n_jobs = usable_cores() if args.n_jobs is None else _threads(args.n_jobs)
     say(f"GridSearchCV over {len(ParameterGrid(GRID))} candidates x {args.folds} folds "
         f"(QueryKFold), {n_jobs} fit{'s' if n_jobs > 1 else ''} at a time, refit on "

@@ -179,6 +179,7 @@ def lightgbm_lines(y, score, qid, k: int, ev, n_empty: int) -> str:
     return "\n".join(
         [f"ndcg@{k} of the best model on the held-out queries, by LightGBM and by this package:"]
         + [f"  {label:<{width}}  {value:.4f}" for label, value in rows]
-        + [wrap(f"They differ where LightGBM's rules differ from this package's: LightGBM scores a query without relevant documents 1 "
-                f"({empty}; this package scores it 0) and breaks score ties by the rows' "
-                "order (this package averages over the orders of tied documents).")])
+        + [wrap("They differ where LightGBM's rules differ from this package's: LightGBM "
+                f"scores a query without relevant documents 1 ({empty}; this package scores "
+                "it 0) and breaks score ties by the rows' order (this package averages over "
+                "the orders of tied documents).")])
