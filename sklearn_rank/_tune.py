@@ -7,7 +7,6 @@ import gc
 import sys
 import time
 from contextlib import contextmanager
-from functools import partial
 
 from ._cli_support import EPILOG, CommandError, integer, option, real
 
@@ -33,10 +32,12 @@ def add_parser(subparsers) -> None:
             "Tune QueryRanker(LGBMRanker()) with scikit-learn's GridSearchCV over a small "
             "grid, cross-validated with QueryKFold (queries kept whole) and scored per "
             "query by NDCG@k with exponential gain, linear gain and the classic discount. "
-            "Prints the candidates (mean ± standard deviation of the fold scores), the best "
-            "parameters, the best model's per-query NDCG@k on held-out queries, and a "
-            "paired test of the best model against LightGBM's default num_leaves, "
-            "learning_rate and min_child_samples on those queries."
+            "Prints the candidates (mean ± standard deviation of the fold scores) under "
+            "short column names with a legend of each metric's gain and discount, the best "
+            "parameters, the best model's per-query NDCG@k on held-out queries beside "
+            "LightGBM's own ndcg@k of it (and why they differ), and a paired test of the "
+            "best model against LightGBM's default num_leaves, learning_rate and "
+            "min_child_samples on those queries (wins / ties / losses)."
         ),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -142,44 +143,6 @@ def _metric_names(k: int, metric: str) -> tuple[list[str], str]:
     return [template.format(k=k) for template in METRICS.values()], METRICS[metric].format(k=k)
 
 
-def _candidates_table(results, names, refit) -> str:
-    """One row per candidate, best first; each score is the mean of the fold
-    scores ± their standard deviation (the spread over folds)."""
-    import numpy as np
-
-    params = results["params"]
-    keys = list(params[0])
-    short = [k.removeprefix("estimator__") for k in keys]
-    order = np.argsort(results[f"rank_test_{refit}"], kind="stable")
-    header = ["rank", *short] + [f"{n} (fold mean ± std)" for n in names]
-    rows = []
-    for i in order:
-        cells = [str(results[f"rank_test_{refit}"][i])]
-        cells += [str(params[i][k]) for k in keys]
-        cells += [f"{results[f'mean_test_{n}'][i]:.4f} ± {results[f'std_test_{n}'][i]:.4f}"
-                  for n in names]
-        rows.append(cells)
-    widths = [max(len(h), *(len(r[j]) for r in rows)) for j, h in enumerate(header)]
-    line = "  ".join(h.rjust(w) for h, w in zip(header, widths, strict=True))
-    out = [line, "  ".join("-" * w for w in widths)]
-    out += ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
-    return "\n".join(out)
-
-
-def _summary(ev, names) -> str:
-    import numpy as np
-
-    header = f"  {'metric':<28} {'mean':>7} {'std':>7} {'min':>7} {'25%':>7} " \
-             f"{'median':>7} {'75%':>7} {'max':>7}"
-    lines = [header]
-    for name in names:
-        v = ev.per_query[name]
-        q = np.percentile(v, [0, 25, 50, 75, 100])
-        lines.append(f"  {name:<28} {ev.mean[name]:>7.4f} {v.std():>7.4f} "
-                     + " ".join(f"{x:>7.4f}" for x in q))
-    return "\n".join(lines)
-
-
 def usable_cores() -> int:
     """The cores this process may use: the CPU affinity, cgroup quotas and
     ``LOKY_MAX_CPU_COUNT`` counted (``joblib.cpu_count()``)."""
@@ -266,36 +229,6 @@ def search(X, y, qid, *, k=10, metric="ndcg", folds=5, test_size=0.2, n_estimato
     return grid, ev, train, test, default_ev
 
 
-#: What ``sklearn-rank tune`` calls the ranker it compares the best candidate with.
-DEFAULTS = "LightGBM's defaults"
-
-
-def _defaults(n_estimators: int, seed: int) -> str:
-    """The parameters of the ranker trained with LightGBM's defaults, in words."""
-    import lightgbm
-
-    params = lightgbm.LGBMRanker().get_params()
-    searched = ", ".join(f"{name}={params[name]!r}"
-                         for name in (k.removeprefix("estimator__") for k in GRID))
-    return (f"{DEFAULTS}: LGBMRanker(n_estimators={n_estimators}, random_state={seed}) "
-            f"with LightGBM {lightgbm.__version__}'s default {searched} (and every other "
-            "parameter)")
-
-
-def _significance(best, default, metric, seed, n_estimators) -> str:
-    """The best candidate against LightGBM's defaults on the held-out queries."""
-    from .stats import compare
-    from .stats._comparison import counted
-
-    report = compare({DEFAULTS: default, "the best candidate": best},
-                     metrics=[metric], correction=None, random_state=seed)
-    c = report.comparisons[0]
-    queries = counted(c.n_queries, "query", "queries")
-    return (f"significance on the held-out queries: {c.sentence(None)}\n"
-            f"  (paired randomization test on {queries}; "
-            f"{_defaults(n_estimators, seed)}, trained on the same rows)")
-
-
 def _check_split(args, qid) -> None:
     """Enough queries for the held-out part and for --folds."""
     import numpy as np
@@ -320,14 +253,27 @@ def run(args) -> int:
     import numpy as np
     from sklearn.model_selection import ParameterGrid
 
+    from ._tune_report import (
+        candidates_table,
+        lightgbm_lines,
+        significance,
+        summary,
+        together,
+        wrap,
+    )
+
     gc.enable()  # (off in the program's process: no_collections) fits make cyclic garbage
-    say = partial(print, flush=True)  # lines as they come, also into a pipe or a log
     t0 = time.perf_counter()
+
+    def say(text: str) -> None:  # lines as they come, also into a pipe or a log
+        print(wrap(text), flush=True)
+
     X, y, qid, source = _load(args)
     _check_split(args, qid)
     names, refit = _metric_names(args.k, args.metric)
+    grades = together(f"rows per grade {np.bincount(np.asarray(y, int)).tolist()}")
     say(f"data: {source}: {X.shape[0]} rows, {np.unique(qid).shape[0]} queries, "
-        f"{X.shape[1]} features; rows per grade {np.bincount(np.asarray(y, int)).tolist()}")
+        f"{X.shape[1]} features; {grades}")
     n_jobs = usable_cores() if args.n_jobs is None else _threads(args.n_jobs)
     say(f"GridSearchCV over {len(ParameterGrid(GRID))} candidates x {args.folds} folds "
         f"(QueryKFold), {n_jobs} fit{'s' if n_jobs > 1 else ''} at a time, refit on "
@@ -337,16 +283,17 @@ def run(args) -> int:
             X, y, qid, k=args.k, metric=args.metric, folds=args.folds,
             test_size=args.test_size, n_estimators=args.n_estimators, n_jobs=n_jobs,
             seed=args.seed, progress=sys.stderr)
-    say(f"tuned on {np.unique(qid[train]).shape[0]} queries ({train.shape[0]} rows)")
-    say(f"\ncandidates, best {refit} first: mean ± standard deviation of the {args.folds} "
-        "fold scores (the spread over folds, not a confidence interval; a fold's score is "
-        "the mean over its queries)")
-    say(_candidates_table(grid.cv_results_, names, refit))
+    say(f"tuned on {np.unique(qid[train]).shape[0]} queries ({train.shape[0]} rows)\n")
+    print(candidates_table(grid.cv_results_, names, refit, args.folds), flush=True)
     best = {k.removeprefix("estimator__"): v for k, v in grid.best_params_.items()}
     say(f"\nbest parameters by {refit}: {best}")
     say(f"\nbest model on {ev.n_queries} held-out queries ({test.shape[0]} rows), per-query "
         f"NDCG@{args.k}; {ev.n_empty[refit]} queries without relevant documents score 0:")
-    say(_summary(ev, names))
-    say("\n" + _significance(ev, default_ev, refit, args.seed, args.n_estimators))
+    print(summary(ev, names), flush=True)
+    score = grid.predict(X[test])
+    print("\n" + lightgbm_lines(y[test], score, qid[test], args.k, ev,
+                                ev.n_empty[names[0]]), flush=True)
+    print("\n" + significance(ev, default_ev, refit, GRID, args.seed, args.n_estimators),
+          flush=True)
     say(f"\ndone in {time.perf_counter() - t0:.1f} s")
     return 0

@@ -117,22 +117,32 @@ def _means(text, name):
     return [float(v) for v in row.group(1).split()]
 
 
-def test_tune_prints_the_numbers_of_the_search():
-    out = _run(*TUNE).stdout
+@pytest.fixture(scope="module")
+def tune_run():
+    """One small ``sklearn-rank tune`` run (TUNE), shared by the tests of its output."""
+    return _run(*TUNE)
+
+
+def _counted(n, noun, plural=None):
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+def test_tune_prints_the_numbers_of_the_search(tune_run):
+    out = tune_run.stdout
+    flat = " ".join(out.split())  # the text, whatever lines it is wrapped into
     X, y, qid = make_ranking(n_queries=60, random_state=0)
     grid, ev, train, test, default = _tune.search(X, y, qid, k=5, folds=2, n_estimators=8)
     # the best parameters and the cross-validated table
     best = {k.removeprefix("estimator__"): v for k, v in grid.best_params_.items()}
-    assert f"best parameters by ndcg@5: {best}" in out
+    assert f"best parameters by ndcg@5: {best}" in flat
     i = int(np.argmin(grid.cv_results_["rank_test_ndcg@5"]))
     mean, std = grid.cv_results_["mean_test_ndcg@5"][i], grid.cv_results_["std_test_ndcg@5"][i]
-    assert f"{mean:.4f} ± {std:.4f}" in out
+    assert f"{mean:.4f}±{std:.4f}" in out
     # the ± is the spread of the fold scores, and the table says so
     folds = [grid.cv_results_[f"split{j}_test_ndcg@5"][i] for j in range(2)]
     assert (mean, std) == pytest.approx((np.mean(folds), np.std(folds)), abs=1e-15)
-    assert ("mean ± standard deviation of the 2 fold scores (the spread over folds, not a "
-            "confidence interval" in out)
-    assert "ndcg@5 (fold mean ± std)" in out
+    assert ("mean±std of the 2 fold scores (the spread over folds, not a confidence "
+            "interval" in flat)
     # the held-out per-query summary equals the metric recomputed from scratch
     pred = grid.best_estimator_.predict(X[test])
     for name in ("ndcg@5", "ndcg(gain='linear')@5", "ndcg(discount='classic')@5"):
@@ -144,22 +154,25 @@ def test_tune_prints_the_numbers_of_the_search():
         assert ev.per_query[name] == pytest.approx(per_query, abs=1e-12)
     # no held-out query was seen in tuning
     assert not set(qid[train]) & set(qid[test])
-    # the closing significance line: best vs LightGBM's defaults, per held-out query
+    # the closing significance sentence: best vs LightGBM's defaults, per held-out query,
+    # with wins / ties / losses (a tie: a difference within 1e-12)
     d = ev.per_query["ndcg@5"] - default.per_query["ndcg@5"]
-    line = next(ln for ln in out.splitlines() if ln.startswith("significance"))
+    line = flat[flat.index("significance"):]
     p = float(re.search(r"p [=<] ([0-9.]+)", line).group(1))
     verb = ("beats" if d.mean() > 0 else "trails") if p < 0.05 else None
     claim = (f"the best candidate {verb} LightGBM's defaults on ndcg@5 by " if verb else
              "the best candidate does not differ significantly from LightGBM's defaults on "
              "ndcg@5: ")
     assert f"{claim}{d.mean():+.4f}" in line
-    assert f"{int((d > 1e-12).sum())} wins / {int((d < -1e-12).sum())} losses" in line
+    wins, losses = int((d > 1e-12).sum()), int((d < -1e-12).sum())
+    assert (f"{_counted(wins, 'win')} / {_counted(d.size - wins - losses, 'tie')} / "
+            f"{_counted(losses, 'loss', 'losses')}") in line
     # ... and it names the defaults: LightGBM's own, for the searched parameters
     import lightgbm
 
     defaults = lightgbm.LGBMRanker().get_params()
-    named = out.splitlines()[out.splitlines().index(line) + 1]
-    assert named.startswith(f"  (paired randomization test on {ev.n_queries} queries; "
+    named = line[line.index("(paired"):]
+    assert named.startswith(f"(paired randomization test on {ev.n_queries} queries; "
                             "LightGBM's defaults: LGBMRanker(n_estimators=8, random_state=0) "
                             f"with LightGBM {lightgbm.__version__}'s default ")
     for name in ("num_leaves", "learning_rate", "min_child_samples"):
@@ -168,8 +181,135 @@ def test_tune_prints_the_numbers_of_the_search():
             defaults["min_child_samples"]) == (31, 0.1, 20)  # LightGBM's documented defaults
 
 
-def test_tune_shows_progress_on_stderr():
-    err = _run(*TUNE).stderr
+def test_tune_output_fits_100_columns(tune_run, tmp_path):
+    """Every line tune prints, on stdout and stderr, is at most 100 characters."""
+    for stream in (tune_run.stdout, tune_run.stderr):
+        assert max(map(len, stream.splitlines())) <= 100, stream
+    # ... with a large k, every metric of the --metric choices, and a file of data
+    from sklearn.datasets import dump_svmlight_file
+
+    X, y, qid = make_ranking(n_queries=30, n_features=4, n_informative=2, random_state=1)
+    letor = tmp_path / "train.txt"
+    dump_svmlight_file(X, y, str(letor), query_id=qid, zero_based=False)
+    out = _run("tune", "--data", str(letor), "--folds", "2", "--n-estimators", "3", "--k",
+               "1000000", "--metric", "ndcg-classic").stdout
+    assert max(map(len, out.splitlines())) <= 100, out
+
+
+def test_tune_names_the_gain_and_discount_of_each_column(tune_run):
+    """The table's short column names, spelled out below it: the metric spec and
+    its gain and discount."""
+    lines = tune_run.stdout.splitlines()
+    header = next(ln for ln in lines if ln.startswith("rank "))
+    assert header.split()[-3:] == ["exponential", "linear", "classic"]
+    legend = "\n".join(lines[lines.index("columns (l: a document's label, r: its rank, 1 at "
+                                          "the top):") + 1:][:4])
+    flat = " ".join(legend.split())
+    assert ("exponential: ndcg@5 (gain 2^l-1 of label l, discount 1/log2(r+1) of rank r) "
+            "linear: ndcg(gain='linear')@5 (gain l, discount 1/log2(r+1)) "
+            "classic: ndcg(discount='classic')@5 (gain 2^l-1, classic discount "
+            "1/max(1, log2 r): ranks 1-2 undiscounted)") in flat
+    # the words are the metrics' own: gain and discount of a one-query example
+    from sklearn_rank.metrics import ndcg_score
+
+    labels, score = np.array([[0, 3, 1, 2]]), np.array([[4.0, 3.0, 2.0, 1.0]])
+    ranks = np.arange(1, 5)
+
+    def ndcg(gain, discount):
+        dcg = lambda g: (g * discount).sum()  # noqa: E731
+        return dcg(gain(labels[0])) / dcg(np.sort(gain(labels[0]))[::-1])
+
+    log2 = 1 / np.log2(ranks + 1)
+    classic = 1 / np.maximum(1, np.log2(ranks))
+    assert ndcg_score(labels, score) == pytest.approx(ndcg(lambda g: 2.0**g - 1, log2),
+                                                      rel=1e-12)
+    assert ndcg_score(labels, score, gain="linear") == pytest.approx(
+        ndcg(lambda g: g.astype(float), log2), rel=1e-12)
+    assert ndcg_score(labels, score, discount="classic") == pytest.approx(
+        ndcg(lambda g: 2.0**g - 1, classic), rel=1e-12)
+
+
+def test_tune_prints_lightgbm_own_ndcg_beside_ours(tune_run):
+    """LightGBM's ndcg@k of the best model, computed by LightGBM, equals this
+    package's ndcg(convention='lightgbm')@k (both float64: rel=1e-12); its
+    ndcg@k (empty queries 0, ties averaged) is printed beside them."""
+    from sklearn_rank._tune_report import lightgbm_ndcg
+
+    out = tune_run.stdout
+    X, y, qid = make_ranking(n_queries=60, random_state=0)
+    grid, ev, _, test, _ = _tune.search(X, y, qid, k=5, folds=2, n_estimators=8)
+    pred = grid.predict(X[test])
+    theirs = lightgbm_ndcg(y[test], pred, qid[test], 5)
+    same = evaluate(y[test], pred, qid=qid[test],
+                    metrics=["ndcg(convention='lightgbm')@5"]).mean[
+                        "ndcg(convention='lightgbm')@5"]
+    assert theirs == pytest.approx(same, rel=1e-12)
+    printed = dict(re.findall(r"^  (LightGBM's own ndcg@5|ndcg\(convention='lightgbm'\)@5|"
+                              r"ndcg@5) \(.*\)\s+([0-9.]+)$", out, re.M))
+    assert printed.keys() == {"LightGBM's own ndcg@5", "ndcg(convention='lightgbm')@5",
+                              "ndcg@5"}
+    assert float(printed["LightGBM's own ndcg@5"]) == pytest.approx(theirs, abs=5e-5)
+    assert float(printed["ndcg(convention='lightgbm')@5"]) == pytest.approx(same, abs=5e-5)
+    assert float(printed["ndcg@5"]) == pytest.approx(ev.mean["ndcg@5"], abs=5e-5)
+    assert ev.n_empty["ndcg@5"] > 0 and theirs > ev.mean["ndcg@5"]  # the reason shows here
+    flat = " ".join(out.split())
+    assert (f"LightGBM scores a query without relevant documents 1 ({ev.n_empty['ndcg@5']} "
+            "here; this package scores it 0) and breaks score ties by the rows' order (this "
+            "package averages over the orders of tied documents).") in flat
+
+
+def test_lightgbm_ndcg_is_lightgbms_validation_metric():
+    """``lightgbm_ndcg`` gives what LightGBM reports for a validation set during
+    training (``evals_result_``), and ndcg(convention='lightgbm') its number on
+    scores with ties and queries without relevant documents, rows in any order
+    (LightGBM and this package compute in float64: rel=1e-12)."""
+    import lightgbm
+
+    from sklearn_rank._tune_report import lightgbm_ndcg
+
+    X, y, qid = make_ranking(n_queries=50, random_state=2)
+    train, valid = qid < 35, qid >= 35
+    sizes = lambda q: np.unique(q, return_counts=True)[1]  # noqa: E731 (sorted ids)
+    data = lightgbm.Dataset(X[train], y[train], group=sizes(qid[train]))
+    held = lightgbm.Dataset(X[valid], y[valid], group=sizes(qid[valid]), reference=data)
+    result = {}
+    booster = lightgbm.train(
+        {"objective": "lambdarank", "metric": "ndcg", "eval_at": [3], "verbose": -1,
+         "num_threads": 1}, data, num_boost_round=6, valid_sets=[held], valid_names=["held"],
+        callbacks=[lightgbm.record_evaluation(result)])
+    reported = result["held"]["ndcg@3"][-1]
+    assert lightgbm_ndcg(y[valid], booster.predict(X[valid]), qid[valid], 3) == pytest.approx(
+        reported, rel=1e-12)
+    # ties (scores rounded) and empty queries (labels zeroed), rows of queries interleaved
+    rng = np.random.default_rng(0)
+    score = np.round(rng.normal(size=y.size), 1)
+    labels = np.where(qid % 4 == 0, 0, y)
+    rows = np.argsort(rng.permutation(y.size) % 7, kind="stable")  # each query's order kept
+    for k in (1, 5, 10**6):
+        theirs = lightgbm_ndcg(labels[rows], score[rows], qid[rows], k)
+        ours = evaluate(labels[rows], score[rows], qid=qid[rows],
+                        metrics=[f"ndcg(convention='lightgbm')@{k}", f"ndcg@{k}"]).mean
+        assert theirs == pytest.approx(ours[f"ndcg(convention='lightgbm')@{k}"], rel=1e-12)
+        assert abs(theirs - ours[f"ndcg@{k}"]) > 1e-3
+
+
+def test_readme_shows_tune_output_as_printed():
+    """README's sample of ``sklearn-rank tune``: lines of at most 100 characters,
+    with the column legend tune prints (for k = 10)."""
+    from sklearn_rank._tune_report import _legend
+
+    text = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    sample = text[text.index("$ sklearn-rank tune\n"):]
+    sample = sample[:sample.index("```")]
+    assert max(map(len, sample.splitlines())) <= 100
+    assert _legend(_tune._metric_names(10, "ndcg")[0]) in sample
+    assert "rank  learning_rate  min_child_samples  num_leaves    exponential" in sample
+    assert re.search(r"\d+ wins? / \d+ ties? / \d+ loss(es)?", sample)
+    assert "LightGBM's own ndcg@10 (its metric, computed by LightGBM)" in sample
+
+
+def test_tune_shows_progress_on_stderr(tune_run):
+    err = tune_run.stderr
     assert "cross-validating: 16/16 fits" in err
 
 
@@ -266,7 +406,7 @@ def test_tune_on_a_file(tmp_path):
     letor = tmp_path / "train.txt"
     dump_svmlight_file(X, y, str(letor), query_id=qid, zero_based=False)
     out = _run("tune", "--data", str(letor), "--folds", "2", "--n-estimators", "5").stdout
-    assert f"{letor}: {X.shape[0]} rows, 40 queries, 6 features" in out
+    assert f"{letor}: {X.shape[0]} rows, 40 queries, 6 features" in " ".join(out.split())
     # LightGBM's text format: no qid, a .query file of group sizes
     lgb = tmp_path / "train.lgb"
     dump_svmlight_file(X, y, str(lgb), zero_based=False)

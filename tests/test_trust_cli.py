@@ -420,6 +420,10 @@ def test_counts_agree_with_their_nouns(files, capsys, tmp_path):
                   difference=0.0, low=-0.5, high=0.5, pvalue=1.0, pvalue_corrected=1.0,
                   significant=False, wins=2, ties=0, losses=0, effect_size=0.0, n_queries=2)
     assert Comparison(**fields).sentence(None).endswith("2 wins / 0 losses")
+    # tune's sentence shows the ties too
+    assert Comparison(**fields).sentence(None, ties=True).endswith("2 wins / 0 ties / 0 losses")
+    fields.update(wins=1, ties=1, losses=1, n_queries=3)
+    assert Comparison(**fields).sentence(None, ties=True).endswith("1 win / 1 tie / 1 loss")
 
 
 def test_plot_cut_off_axes_have_integer_ticks(tmp_path, monkeypatch):

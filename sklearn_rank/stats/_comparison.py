@@ -83,9 +83,10 @@ class Comparison:
         (a weighted mean)."""
         return quantity(self.aggregate, self.weighted)
 
-    def sentence(self, correction: str | None) -> str:
+    def sentence(self, correction: str | None, *, ties: bool = False) -> str:
         """The comparison in words, for example ``"B beats A on ndcg@10 by +0.0120, 95%
-        bootstrap CI [+0.0040, +0.0200], p = 0.003 (Holm), 412 wins / 301 losses"``.
+        bootstrap CI [+0.0040, +0.0200], p = 0.003 (Holm), 412 wins / 301 losses"``
+        (``ties=True``: ``"412 wins / 87 ties / 301 losses"``).
 
         "beats" / "trails" only when the test is significant after the
         correction; otherwise ``"B does not differ significantly from A on
@@ -104,6 +105,7 @@ class Comparison:
                 f"bootstrap CI [{self.low:+.4f}, {self.high:+.4f}], "
                 f"p {_p(self.pvalue_corrected, True)}"
                 f"{f' ({name})' if name else ''}, {counted(self.wins, 'win')} / "
+                f"{counted(self.ties, 'tie') + ' / ' if ties else ''}"
                 f"{counted(self.losses, 'loss', 'losses')}"
                 f"{self._disagreement(correction)}")
 
