@@ -153,6 +153,7 @@ def compare(evaluations: dict, *, baseline=None, metrics=None, test="randomizati
                 "ttest": paired_ttest, "wilcoxon": wilcoxon_test}[test]
     rows, aggregates, weighted = [], {}, False
     means = {name: {} for name in names}
+    differences = {metric: {} for metric in metrics}
     for metric in metrics:
         for name in names:
             paired = paired_on_scale(evaluations, name, baseline, metric, missing)
@@ -163,12 +164,13 @@ def compare(evaluations: dict, *, baseline=None, metrics=None, test="randomizati
                 ci = bootstrap_ci(paired.x - paired.y, confidence=confidence,
                                   n_resamples=n_resamples, random_state=random_state)
                 rows.append(_row(metric, name, baseline, paired, ci, run_test))
+                differences[metric][name] = paired.x - paired.y
     adjusted = adjust(np.asarray([row["pvalue"] for row in rows]), correction)
     comparisons = [Comparison(**row, pvalue_corrected=float(pa), significant=bool(pa < alpha),
                               confidence=confidence, alpha=alpha, test=test)
                    for row, pa in zip(rows, adjusted, strict=True)]
     return Report(means, comparisons, baseline, test, correction, alpha, confidence,
-                  aggregates, weighted)
+                  aggregates, weighted, differences)
 
 
 def _systems(evaluations, baseline) -> list:

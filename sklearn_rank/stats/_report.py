@@ -29,10 +29,16 @@ class Report:
         How each metric is summarised.
     weighted : bool
         Whether the evaluations weigh their queries (``sample_weight``).
+    differences : dict of metric -> dict of system -> ndarray of shape (n_queries,)
+        Per query, the system's compared quantity minus the baseline's (the
+        value; ``log(max(value, 1e-5))`` for a geometric mean; ``w * value /
+        mean(w)`` for a weighted one: see :class:`Comparison`), in the order
+        of the paired query ids; their mean is the comparison's ``difference``
+        (for a sum, ``difference / n_queries``). What :meth:`plot` draws.
     """
 
     def __init__(self, means, comparisons, baseline, test, correction, alpha, confidence,
-                 aggregates=None, weighted=False):
+                 aggregates=None, weighted=False, differences=None):
         self.means = means
         self.comparisons = comparisons
         self.baseline = baseline
@@ -42,6 +48,7 @@ class Report:
         self.confidence = confidence
         self.aggregates = dict(aggregates or {})
         self.weighted = weighted
+        self.differences = dict(differences or {})
 
     @property
     def metrics(self) -> list[str]:
@@ -115,12 +122,56 @@ class Report:
         comparisons = [replace(c, metric=names.get(c.metric, c.metric))
                        for c in self.comparisons]
         aggregates = {names.get(m, m): a for m, a in self.aggregates.items()}
+        differences = {names.get(m, m): d for m, d in self.differences.items()}
         return Report(means, comparisons, self.baseline, self.test, self.correction,
-                      self.alpha, self.confidence, aggregates, self.weighted)
+                      self.alpha, self.confidence, aggregates, self.weighted, differences)
 
     def __repr__(self) -> str:
         return (f"Report(systems={self.systems}, metrics={self.metrics}, "
                 f"baseline={self.baseline!r}, test={self.test!r})")
+
+    def plot(self, ax=None, *, metric: str | None = None, system: str | None = None):
+        """Draw a system's per-query differences to the baseline, as
+        ``sklearn-rank compare --plot`` does.
+
+        The differences (:attr:`differences`) as bars sorted from the largest,
+        green where the system wins and red where it loses, with the mean
+        difference per query (dashed) and its bootstrap interval (band); the
+        title counts wins and losses. Needs matplotlib
+        (``pip install "sklearn-rank[plot]"``).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, default=None
+            The Axes to draw on; None: those of a new figure.
+        metric : str, default=None
+            The metric (any spelling of a spec the report holds); by default the
+            first, as the command line draws.
+        system : str, default=None
+            The system to draw against the baseline; may be None when the
+            report compares one system only.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")  # draw into files, open no window
+        >>> from sklearn_rank.metrics import evaluate
+        >>> from sklearn_rank.stats import compare
+        >>> y, qid = [2, 0, 1, 1, 0, 0, 1, 0], [1, 1, 2, 2, 3, 3, 4, 4]
+        >>> a = evaluate(y, [0, 1, 1, 0, 0, 1, 0, 1], qid=qid, metrics=["mrr"])
+        >>> b = evaluate(y, [1, 0, 1, 0, 1, 0, 1, 0], qid=qid, metrics=["mrr"])
+        >>> ax = compare({"A": a, "B": b}, n_resamples=100).plot()
+        >>> [float(bar.get_height()) for bar in ax.containers[0]]  # B - A, sorted
+        [0.5, 0.5, 0.0, 0.0]
+        >>> ax.figure.savefig("differences.png")  # doctest: +SKIP
+        """
+        from .._plots import plot_report
+
+        return plot_report(self, ax, metric, system)
 
     def to_markdown(self) -> str:
         """The comparison table in GitHub-flavoured Markdown, then the notes.
