@@ -372,19 +372,14 @@ def run_compare(args) -> int:
                          random_state=args.seed)
     if args.plot:
         from ._plots import save_figure
-        from .stats import paired_values
 
         with option(("--plot", args.plot)):
-            metric = report.metrics[0]
-            differences = {}
-            for name in names:
-                if name != baseline:
-                    x, y, _ = paired_values(by_name[name], by_name[baseline], metric=metric,
-                                            missing=args.missing)
-                    differences[name] = x - y
+            metric = report.metrics[0]  # what Report.plot draws, one panel per system
+            comparisons = {c.system: c for c in report.comparisons if c.metric == metric}
             save_figure(args.plot, _curves(args, qrels, runs, names, results[0].metrics,
                                            labels),
-                        (labels.get(metric, metric), differences), baseline)
+                        (labels.get(metric, metric), report.differences[metric]), baseline,
+                        comparisons)
     text = {"text": str, "markdown": lambda r: r.to_markdown(),
             "latex": lambda r: r.to_latex()}[args.format](report)
     write(text.rstrip("\n") + "\n")

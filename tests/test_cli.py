@@ -648,4 +648,4 @@ def test_plot_without_matplotlib_is_a_clear_error(tmp_path, monkeypatch, capsys)
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails
     code = main(["evaluate", qrels, bad, "-m", "P.5", "--plot", str(tmp_path / "x.png")])
     assert code == 2
-    assert "--plot needs matplotlib: pip install 'sklearn-rank[plot]'" in capsys.readouterr().err
+    assert '--plot needs matplotlib: pip install "sklearn-rank[plot]"' in capsys.readouterr().err

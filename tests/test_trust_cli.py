@@ -227,7 +227,7 @@ def test_plot_without_matplotlib(files, capsys, monkeypatch, tmp_path):
     assert main(["evaluate", files["qrels"], files["run"], "--plot", target]) == 2
     line = _one_error_line(capsys)
     assert line == (f"sklearn-rank evaluate: error: --plot {target!r}: --plot needs "
-                    "matplotlib: pip install 'sklearn-rank[plot]'")
+                    'matplotlib: pip install "sklearn-rank[plot]"')
     assert capsys.readouterr().out == ""  # refused before the evaluation
 
 

@@ -179,6 +179,61 @@ class Evaluation:
         named = {str(m): m.safe_name for m in self.metrics if hasattr(m, "safe_name")}
         return {named.get(key) or safe_name(key): value for key, value in means.items()}
 
+    def plot(self, ax=None, *, metrics=None, kind: str = "auto", label: str | None = None):
+        """Draw the means: metric@k curves, as ``sklearn-rank evaluate --plot``
+        does, or a bar per metric.
+
+        Needs matplotlib (``pip install "sklearn-rank[plot]"``).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, default=None
+            The Axes to draw on (another evaluation's, to overlay them); None:
+            those of a new figure.
+        metrics : list of str, default=None
+            The metrics to draw, in any spelling ``mean`` accepts; None: all.
+        kind : {"auto", "curve", "bar"}, default="auto"
+            ``"curve"``: for each family of metrics at several cut-offs
+            (``p@1`` ... ``p@20``, trec_eval's ``P.5,10,20``), a line of its
+            means over the cut-off k (integer ticks); a metric with no other
+            cut-off in the evaluation is an error. ``"bar"``: a bar per
+            metric, its mean written on it. ``"auto"``: curves when every
+            metric drawn has other cut-offs here, else bars (never a metric
+            left out).
+        label : str, default=None
+            The evaluation's name in the legend (a run, a model); the curves
+            are otherwise named by their family (``p@k``).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Notes
+        -----
+        The curves of an evaluation from
+        :func:`~sklearn_rank.trec.evaluate_run` with ``P.1`` ... ``P.20`` are
+        those the command line draws for ``-m P.20``. The per-query values
+        (:attr:`per_query`, :meth:`to_frame`) give distributions; two systems'
+        per-query differences are :meth:`Report.plot
+        <sklearn_rank.stats.Report.plot>`'s.
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")  # draw into files, open no window
+        >>> from sklearn_rank.metrics import evaluate
+        >>> ev = evaluate([2, 0, 1, 0, 1, 1], [0.9, 0.8, 0.7, 0.1, 0.3, 0.2],
+        ...               qid=[1, 1, 2, 2, 3, 3], metrics=["p@1", "p@2"])
+        >>> ax = ev.plot(label="bm25")
+        >>> line = ax.get_lines()[0]
+        >>> line.get_xdata().tolist(), line.get_ydata().tolist()
+        ([1, 2], [1.0, 0.6666666666666666])
+        >>> ax.figure.savefig("p_at_k.png")  # doctest: +SKIP
+        """
+        from .._plots import plot_evaluation
+
+        return plot_evaluation(self, ax, metrics, kind, label)
+
     def __repr__(self) -> str:
         names = list(self.mean)
         means = [f"{self.mean[n]:.6f}" for n in names]

@@ -1,9 +1,11 @@
 """Paired significance tests, bootstrap intervals and comparison reports."""
 
 from ._bootstrap import BootstrapResult, bootstrap_ci
+from ._compare import compare
+from ._comparison import Comparison
 from ._cv import CVComparison, compare_cv_candidates, corrected_resampled_ttest
 from ._pairing import paired_values
-from ._report import Comparison, Report, compare
+from ._report import Report
 from ._tests import RandomizationResult, paired_ttest, randomization_test, wilcoxon_test
 
 __all__ = [
