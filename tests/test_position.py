@@ -22,7 +22,13 @@ from sklearn.model_selection import GridSearchCV
 from xgboost import XGBRanker
 
 from sklearn_rank.estimators import QueryRanker
-from sklearn_rank.metrics import dcg_score, evaluate, ipw_labels, make_ranking_scorer
+from sklearn_rank.metrics import (
+    dcg_score,
+    evaluate,
+    ipw_labels,
+    make_click_scorer,
+    make_ranking_scorer,
+)
 from sklearn_rank.model_selection import QueryKFold
 
 N_QUERIES, PER_QUERY = 24, 8
@@ -286,3 +292,58 @@ def test_ipw_dcg_simulated_logs_converge_to_the_true_dcg():
 def test_ipw_labels_refuses_bad_input(clicks, propensity, match):
     with pytest.raises(ValueError, match=match):
         ipw_labels(clicks, propensity)
+
+
+# --------------------------------------------------------------------------- click scorer
+
+
+def inverse_position(p):
+    return 1.0 / np.asarray(p)
+
+
+def test_click_scorer_scores_the_search_on_ipw_clicks(clicks):
+    """Routed qid and position: each fold's score is DCG@5 (linear gain) of the
+    clicks over the propensity of their position (1 / position: clicks times
+    position), and QueryRanker is fitted with the positions."""
+    X, y, qid, position = clicks
+    cv = QueryKFold(3)
+    scorer = make_click_scorer("dcg(gain='linear')@5", propensity=inverse_position)
+    search = GridSearchCV(QueryRanker(LGBMRanker(**LGBM_PARAMS)),
+                          {"estimator__num_leaves": [3, 7]}, cv=cv, scoring=scorer,
+                          error_score="raise")
+    with sklearn.config_context(enable_metadata_routing=True):
+        search.fit(X, y, qid=qid, position=position)
+    for k, (train, test) in enumerate(cv.split(X, y, qid=qid)):
+        for i, leaves in enumerate([3, 7]):
+            model = QueryRanker(LGBMRanker(**{**LGBM_PARAMS, "num_leaves": leaves}))
+            model.fit(X[train], y[train], qid=qid[train], position=position[train])
+            scores = model.predict(X[test])
+            # LightGBM's scores tie: ties averaged, as the package's metrics do.
+            expected = dcg_score(y[test] * position[test], scores, qid=qid[test],
+                                 gain="linear", k=5)
+            got = search.cv_results_[f"split{k}_test_score"][i]
+            assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_click_scorer_takes_a_propensity_table(clicks):
+    X, y, qid, position = clicks
+    ranker = QueryRanker(Ridge()).fit(X, y, qid=qid)
+    table = np.r_[np.nan, 1.0 / np.arange(1, PER_QUERY + 1)]  # propensity[p], p = 1..8
+    by_table = make_click_scorer(propensity=table)(ranker, X, y, qid=qid, position=position)
+    by_function = make_click_scorer(propensity=inverse_position)(ranker, X, y, qid=qid,
+                                                                 position=position)
+    assert by_table == pytest.approx(by_function, rel=1e-12)
+    expected = dcg_score(y * position, ranker.predict(X), qid=qid, gain="linear", k=10)
+    assert by_table == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(ValueError, match="position 8 has no entry"):
+        make_click_scorer(propensity=table[:8])(ranker, X, y, qid=qid, position=position)
+
+
+def test_click_scorer_refuses_biased_metrics_and_missing_positions(clicks):
+    X, y, qid, _ = clicks
+    for metric in ["ndcg(gain='linear')@10", "dcg@10", "precision@5"]:
+        with pytest.raises(ValueError, match="dcg or cg with gain='linear'"):
+            make_click_scorer(metric, propensity=inverse_position)
+    ranker = QueryRanker(Ridge()).fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match="needs the display position of each row"):
+        make_click_scorer(propensity=inverse_position)(ranker, X, y, qid=qid)

@@ -45,6 +45,7 @@ document_metrics()
 _LAZY = {
     "evaluate_chunks": "._chunked",
     "make_ranking_scorer": "._scorer",
+    "make_click_scorer": "._click_scorer",
     "RankingScorer": "._scorer",
     "lightgbm_eval_metric": "._boosting",
     "xgboost_eval_metric": "._boosting",
@@ -76,6 +77,7 @@ __all__ = [
     "hit_rate_score",
     "ipw_labels",
     "lightgbm_eval_metric",
+    "make_click_scorer",
     "make_ranking_scorer",
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",
