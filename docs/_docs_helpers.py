@@ -53,6 +53,7 @@ EXAMPLE_ORDER = (
     "pointwise_regressor.py",
     "xgboost_ranker.py",
     "early_stopping.py",
+    "position_bias.py",
     "trec_evaluation.py",
     "significance_tests.py",
     "dask_lightgbm.py",

@@ -13,6 +13,7 @@ EXPECTED = {  # a line each script must print
     "lightgbm_grid_search.py": "best parameters:",
     "metrics_quickstart.py": "convention='lightgbm'",
     "pointwise_regressor.py": "LGBMRanker (lambdarank)",
+    "position_bias.py": "IPW estimate of the gain from positions:",
     "qid_column_without_routing.py": "DataFrame 'qid' column:",
     "significance_tests.py": "mean difference +",
     "trec_evaluation.py": "map                   \tall\t",

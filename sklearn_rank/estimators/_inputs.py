@@ -9,6 +9,7 @@ from .._compat import check_sample_weight, safe_indexing
 from .._queries import length_hint, missing_qid_error
 from ..metrics._grouping import group_rows
 from ._inner import query_arguments
+from ._position import sort_within_queries
 
 __all__ = ["check_X", "check_fit_input", "sort_by_query"]
 
@@ -42,10 +43,13 @@ def check_fit_input(X, y, estimator):
     return X, y
 
 
-def sort_by_query(X, y, qid, sample_weight, kind: str, who: str):
+def sort_by_query(X, y, qid, sample_weight, kind: str, who: str, position=None):
     """``(X, y, sample_weight, extra)`` of one data set (its query-id column
     dropped) with the rows sorted stably by ``qid``, and the inner model's query
-    arguments ``extra``; a pointwise model (``kind='none'``) may go without qid."""
+    arguments ``extra``; a pointwise model (``kind='none'``) may go without qid.
+    With ``position`` (checked), XGBoost's rows are sorted by it within each
+    query (it reads positions from that order) and LightGBM gets
+    ``extra["position"]``."""
     if X.shape[1] == 0:
         raise ValueError(
             "X has 1 feature(s), and it is the query-id column: no features are left "
@@ -64,9 +68,13 @@ def sort_by_query(X, y, qid, sample_weight, kind: str, who: str):
             "per row (not group sizes)." + length_hint(len(qid), n_rows)
         )
     order, starts, sizes = group_rows(qid)
+    if position is not None and kind == "qid":
+        order = sort_within_queries(order, sizes, position)
     if order is not None:
         X, y = safe_indexing(X, order, axis=0), y[order]
         if sample_weight is not None:
             sample_weight = sample_weight[order]
     sample_weight, extra = query_arguments(kind, starts, sizes, sample_weight)
+    if position is not None and kind == "group":
+        extra["position"] = position if order is None else position[order]
     return X, y, sample_weight, extra

@@ -22,6 +22,7 @@ from ..metrics._evaluate import evaluate
 from ._fitted import InnerAttributesMixin
 from ._inner import check_labels, eval_arguments, fit_kind, refuse_query_arguments
 from ._inputs import check_fit_input, check_X, sort_by_query
+from ._position import check_position, fit_lightgbm_with_position, lightgbm_takes_position
 
 __all__ = ["QueryRanker"]
 
@@ -137,6 +138,15 @@ class QueryRanker(DocLinkMixin, InnerAttributesMixin, MetaEstimatorMixin, BaseEs
     XGBoost takes one weight per query: a query's weight is the mean of its
     rows' ``sample_weight``.
 
+    ``position`` (display positions, for clicks) reaches XGBoost as the order
+    of the rows within each query (it needs ``lambdarank_unbiased=True``; a
+    position shown twice in one query is refused) and LightGBM's lambdarank
+    as ``Dataset(position=)``: LightGBM's scikit-learn ``fit`` has no
+    ``position`` argument, so QueryRanker then trains the ``LGBMRanker``
+    through ``lightgbm.train`` with the parameters its ``fit`` would use and
+    leaves it fitted the same way (``booster_``, ``best_iteration_``,
+    ``evals_result_``). Other models refuse ``position``.
+
     CatBoost: ``CatBoostRanker`` gets the rows sorted by query with
     ``group_id`` 0, 1, 2, ... (one per row, as CatBoost needs the rows of a
     group together), and ``sample_weight`` as ``group_weight``: its pairwise
@@ -170,7 +180,7 @@ class QueryRanker(DocLinkMixin, InnerAttributesMixin, MetaEstimatorMixin, BaseEs
     (3,)
     """
 
-    __metadata_request__fit = {"qid": True}
+    __metadata_request__fit = {"qid": True, "position": True}
     __metadata_request__score = {"qid": True}
 
     _parameter_constraints: dict = {
@@ -239,14 +249,16 @@ class QueryRanker(DocLinkMixin, InnerAttributesMixin, MetaEstimatorMixin, BaseEs
 
     # -- fit / predict / score --------------------------------------------
 
-    def _queries(self, X, y, qid, sample_weight, kind, who):
+    def _queries(self, X, y, qid, sample_weight, kind, who, position=None):
         """Sort one data set by query; the inner model's per-query arguments."""
         X, qid = self._split_qid(X, qid)
-        return sort_by_query(X, y, qid, sample_weight, kind, f"QueryRanker.{who}")
+        return sort_by_query(X, y, qid, sample_weight, kind, f"QueryRanker.{who}",
+                             position)
 
     @fit_context
-    def fit(self, X, y, *, qid=None, sample_weight=None, eval_set=None, eval_qid=None,
-            eval_sample_weight=None, eval_metric=None, callbacks=None, **fit_params):
+    def fit(self, X, y, *, qid=None, position=None, sample_weight=None, eval_set=None,
+            eval_qid=None, eval_sample_weight=None, eval_metric=None, callbacks=None,
+            **fit_params):
         """Fit the inner model on rows sorted by query.
 
         Parameters
@@ -259,6 +271,15 @@ class QueryRanker(DocLinkMixin, InnerAttributesMixin, MetaEstimatorMixin, BaseEs
             Query id of each row, rows in any order. Needed for ranking models
             unless ``X`` has a query-id column; optional for pointwise regressors.
             A set, dict or dict view is refused: it has no row order.
+        position : array-like of shape (n_rows,), default=None
+            Display position of each row in the list its query showed (0 or 1
+            for the top; only the order within a query matters to XGBoost),
+            for position-debiased training on clicks: XGBoost's
+            ``XGBRanker(lambdarank_unbiased=True)`` gets the rows of each query
+            sorted by position, LightGBM's ``LGBMRanker`` (lambdarank) gets
+            ``Dataset(position=)``. Requested by default under metadata routing,
+            like ``qid``. Other models refuse it. See the user guide's
+            "Position bias and clicks".
         sample_weight : array-like of shape (n_rows,), default=None
             Row weights (per query for XGBoost: the mean of the query's rows).
         eval_set : list of (X, y) tuples, default=None
@@ -285,7 +306,10 @@ class QueryRanker(DocLinkMixin, InnerAttributesMixin, MetaEstimatorMixin, BaseEs
         refuse_query_arguments(fit_params)
         self._record_input(X)
         y = check_labels(y, kind, self.estimator)
-        X_fit, y_fit, w_fit, extra = self._queries(X, y, qid, sample_weight, kind, "fit")
+        if position is not None:
+            position = check_position(position, X.shape[0], kind, self.estimator)
+        X_fit, y_fit, w_fit, extra = self._queries(X, y, qid, sample_weight, kind, "fit",
+                                                   position)
         if w_fit is not None:
             extra["sample_weight"] = w_fit
         if eval_set is not None:
@@ -297,7 +321,10 @@ class QueryRanker(DocLinkMixin, InnerAttributesMixin, MetaEstimatorMixin, BaseEs
             if value is not None:
                 extra[name] = value
         inner = clone(self.estimator)
-        inner.fit(X_fit, y_fit, **extra, **fit_params)
+        if "position" in extra and not lightgbm_takes_position(inner):
+            fit_lightgbm_with_position(inner, X_fit, y_fit, **extra, **fit_params)
+        else:
+            inner.fit(X_fit, y_fit, **extra, **fit_params)
         self.estimator_ = inner  # only once fitted: its attributes are forwarded
         return self
 

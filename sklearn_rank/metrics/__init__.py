@@ -35,6 +35,7 @@ from ._cwl_metrics import (
 from ._evaluate import evaluate
 from ._evaluation import Evaluation
 from ._gain_metrics import cumulative_gain_score, dcg_score, ndcg_score
+from ._ipw import ipw_labels
 from ._preference_metrics import bpref_score, rank_eff_score
 from ._registry import document_metrics, get_metric_names
 from ._spec import MetricSpec, parse_metric
@@ -44,6 +45,7 @@ document_metrics()
 _LAZY = {
     "evaluate_chunks": "._chunked",
     "make_ranking_scorer": "._scorer",
+    "make_click_scorer": "._click_scorer",
     "RankingScorer": "._scorer",
     "lightgbm_eval_metric": "._boosting",
     "xgboost_eval_metric": "._boosting",
@@ -73,7 +75,9 @@ __all__ = [
     "get_metric_names",
     "gmap_score",
     "hit_rate_score",
+    "ipw_labels",
     "lightgbm_eval_metric",
+    "make_click_scorer",
     "make_ranking_scorer",
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",
