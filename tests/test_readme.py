@@ -48,17 +48,41 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from packaging import requirements  # pytest's own dependency
+from packaging.utils import canonicalize_name
 
-tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python >= 3.11")
-requirements = pytest.importorskip("packaging.requirements")
-from packaging.utils import canonicalize_name  # noqa: E402 - after the importorskip
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    tomllib = None
 
 ROOT = Path(__file__).parents[1]
 README = ROOT / "README.md"
 SKIP_MARK = re.compile(r"<!--\s*readme-test:\s*skip\s*\((?P<reason>[^)]*)\)\s*-->")
 # the line above a block that needs extras: Needs `pip install "sklearn-rank[dask]"`.
 NEEDS_MARK = re.compile(r'^Needs `pip install "sklearn-rank\[(?P<extras>[\w,-]+)\]"`')
-PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+
+def _project() -> dict:
+    """pyproject.toml's [project] table; on Python 3.10 (no tomllib), its name,
+    dependencies and extras from the installed package's metadata (the
+    checkout's, after the README's ``pip install -e``)."""
+    if tomllib is not None:
+        return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    meta = importlib.metadata.metadata("sklearn-rank")
+    reqs = [requirements.Requirement(text) for text in meta.get_all("Requires-Dist") or ()]
+    plain = [req for req in reqs if not req.marker or "extra" not in str(req.marker)]
+    optional = {extra: [] for extra in meta.get_all("Provides-Extra") or ()}
+    for req in (req for req in reqs if req not in plain):
+        for extra in optional:
+            if req.marker.evaluate({"extra": extra}):  # and this platform's markers
+                extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
+                optional[extra].append(f"{req.name}{extras}{req.specifier}")
+    return {"name": meta["Name"], "dependencies": [str(req) for req in plain],
+            "optional-dependencies": optional}
+
+
+PYPROJECT = _project()
 # Bash blocks that install packages (they need the network and a fresh venv): the
 # commands they show are what .ci/run runs.
 INSTALLS = re.compile(r"\bpip install\b|\bpython3? -m venv\b")
