@@ -243,10 +243,13 @@ def test_gallery_shows_each_example_with_its_output(built_docs):
             encoding="utf-8")
         ran = "sphx-glr-script-out" in page
         assert ran == (script.name not in not_run), script.name
-        if "plt.show()" in script.read_text(encoding="utf-8"):
-            assert f"sphx_glr_{script.stem}_001.png" in page, script.name
-        if script.name in not_run:  # its output, from one run, as text
+        text = script.read_text(encoding="utf-8")
+        if script.name in not_run:  # its output and figure, from one run
             assert "Output of one run" in page and "best parameters:" in page, script.name
+            image = Path(THUMBNAIL.search(text).group("path")).name
+            assert f'src="../_images/{image}"' in page, script.name
+        elif "plt.show()" in text:
+            assert f"sphx_glr_{script.stem}_001.png" in page, script.name
     # the API pages list the examples that use them
     page = built_docs / "api" / "generated" / "sklearn_rank.estimators.QueryRanker.html"
     assert "sphx-glr-thumbcontainer" in page.read_text(encoding="utf-8")
