@@ -27,6 +27,7 @@ extensions = [
     "sphinx.ext.mathjax",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "sphinx_copybutton",
 ]
 
 templates_path = ["_templates"]
@@ -35,6 +36,17 @@ exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py",
 default_role = "literal"  # `x` in docstrings and pages is code, not a broken reference
 nitpicky = False
 toc_object_entries_show_parents = "hide"  # "fit()" in the page TOC, not "QueryRanker.fit()"
+
+# -- Copy buttons --------------------------------------------------------------
+# The button on every code block copies the code without the doctest prompts
+# (">>> ", "... ") or a shell's "$ ": in a block with prompts only the lines
+# that have one are copied, so the output lines are left out too. (Excluding
+# Pygments' prompt and output classes instead would leave a blank line for
+# every output line.)
+copybutton_prompt_text = r">>> |\.\.\. |\$ "
+copybutton_prompt_is_regexp = True
+copybutton_only_copy_prompt_lines = True
+copybutton_exclude = ".linenos"
 
 # -- API reference -----------------------------------------------------------
 autosummary_generate = True

@@ -20,6 +20,7 @@ DCG of those labels is an unbiased estimate of the DCG on the true relevance.
 Run: python examples/position_bias.py   (needs xgboost: pip install "sklearn-rank[xgboost]")
 """
 
+import matplotlib.pyplot as plt
 import numpy as np
 from xgboost import XGBRanker
 
@@ -76,7 +77,7 @@ naive = QueryRanker(XGBRanker(**params)).fit(X[rows], clicks, qid=session)
 t_rows, t_session, t_shown, t_clicks = click_log(test_rows, TEST_SESSIONS)
 labels = ipw_labels(t_clicks, propensity[t_rows])
 dcg = "dcg(gain='linear')@10"
-per_session = {}
+per_session, true_ndcg = {}, {}
 for name, model in [("clicks with positions", debiased), ("clicks only", naive)]:
     scores = model.predict(X[test_rows])
     truth = evaluate(grade[test_rows], scores, qid=qid[test_rows], metrics=["ndcg@10"])
@@ -85,10 +86,18 @@ for name, model in [("clicks with positions", debiased), ("clicks only", naive)]
     per_session[name] = ipw.per_query[dcg]
     print(f"{name:>22}: true ndcg@10 {truth.mean['ndcg@10']:.4f}, "
           f"true {dcg} {true_dcg.mean[dcg]:.4f}, IPW estimate {ipw.mean[dcg]:.4f}")
+    true_ndcg[name] = truth.mean["ndcg@10"]
 diff = per_session["clicks with positions"] - per_session["clicks only"]
 print(f"IPW estimate of the gain from positions: {diff.mean():+.4f} "
       f"± {diff.std(ddof=1) / np.sqrt(len(diff)):.4f} (standard error, "
       f"{len(diff)} held-out sessions)")
+
+fig, ax = plt.subplots(figsize=(5, 3))
+ax.barh(list(true_ndcg), list(true_ndcg.values()), color=["tab:green", "tab:gray"])
+ax.set_xlim(min(true_ndcg.values()) - 0.05, max(true_ndcg.values()) + 0.02)
+ax.set_xlabel("NDCG@10 on the true grades (held-out queries)")
+ax.set_title("Trained on clicks")
+fig.tight_layout()
 
 # %%
 # The model trained with positions ranks better on the true relevance; the

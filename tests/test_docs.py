@@ -42,7 +42,8 @@ PAGES = [p for p in ALL_PAGES if ">>> " in p.read_text(encoding="utf-8")]  # wit
 # Pages whose code needs the docs extra's packages beyond the test extra (none:
 # the test extra installs Optuna, which the tuning page runs).
 NEEDS: dict[str, tuple[str, ...]] = {}
-BUILD_NEEDS = ("sphinx", "numpydoc", "pydata_sphinx_theme", "sphinx_gallery", "matplotlib")
+BUILD_NEEDS = ("sphinx", "numpydoc", "pydata_sphinx_theme", "sphinx_gallery", "sphinx_copybutton",
+               "matplotlib")
 DOCS_EXTRA = "the docs extra is not installed: pip install -e '.[docs]'"
 
 
@@ -204,11 +205,36 @@ def assigned(path: Path, name: str):
                 if isinstance(node, ast.Assign) and node.targets[0].id == name)
 
 
+THUMBNAIL = re.compile(r"^# sphinx_gallery_thumbnail_path = \"(?P<path>[^\"]+)\"$", re.M)
+
+
 def test_gallery_places_every_example():
     examples = {p.name for p in (ROOT / "examples").glob("*.py")}
     order = assigned(DOCS / "_docs_helpers.py", "EXAMPLE_ORDER")
     assert sorted(order) == sorted(examples)
     assert set(assigned(DOCS / "conf.py", "_NOT_RUN")) <= examples
+
+
+def test_every_example_has_a_real_thumbnail():
+    # A card's thumbnail is the first figure its example draws when the build runs
+    # it; an example the build does not run names an image of its figure.
+    not_run = assigned(DOCS / "conf.py", "_NOT_RUN")
+    for script in sorted((ROOT / "examples").glob("*.py")):
+        text = script.read_text(encoding="utf-8")
+        named = THUMBNAIL.search(text)
+        if script.name in not_run:
+            assert named and (DOCS / named.group("path")).is_file(), script.name
+        else:
+            assert "plt.show()" in text or named, script.name
+
+
+def test_an_example_that_is_not_run_says_why_and_shows_its_output():
+    for name in assigned(DOCS / "conf.py", "_NOT_RUN"):
+        text = (ROOT / "examples" / name).read_text(encoding="utf-8")
+        assert "The documentation build does not run this example:" in text, name
+        output = re.search(r"^# Output of one run:\n#\n# \.\. code-block:: text\n#\n"
+                           r"(?P<lines>(?:#     .*\n)+)", text, re.M)
+        assert output and "best parameters:" in output.group("lines"), name
 
 
 def test_gallery_shows_each_example_with_its_output(built_docs):
@@ -218,8 +244,30 @@ def test_gallery_shows_each_example_with_its_output(built_docs):
             encoding="utf-8")
         ran = "sphx-glr-script-out" in page
         assert ran == (script.name not in not_run), script.name
-        if "plt.show()" in script.read_text(encoding="utf-8"):
+        text = script.read_text(encoding="utf-8")
+        if script.name in not_run:  # its output and figure, from one run
+            assert "Output of one run" in page and "best parameters:" in page, script.name
+            image = Path(THUMBNAIL.search(text).group("path")).name
+            assert f'src="../_images/{image}"' in page, script.name
+        elif "plt.show()" in text:
             assert f"sphx_glr_{script.stem}_001.png" in page, script.name
     # the API pages list the examples that use them
     page = built_docs / "api" / "generated" / "sklearn_rank.estimators.QueryRanker.html"
     assert "sphx-glr-thumbcontainer" in page.read_text(encoding="utf-8")
+    # every card shows its own picture: no two thumbnails alike (a placeholder
+    # would be shared)
+    thumbs = {script.stem: (built_docs / "_images" / f"sphx_glr_{script.stem}_thumb.png")
+              for script in (ROOT / "examples").glob("*.py")}
+    assert len({path.read_bytes() for path in thumbs.values()}) == len(thumbs)
+
+
+def test_copy_buttons_leave_out_the_prompts(built_docs):
+    # sphinx-copybutton writes conf.py's settings into its script: the prompts
+    # (">>> ", "... ", "$ ") as a regular expression, only the lines with one
+    # copied (no output), and the prompts not excluded before the expression
+    # sees them (that would copy the output lines as blank lines)
+    page = (built_docs / "getting_started.html").read_text(encoding="utf-8")
+    assert "copybutton.js" in page and '<span class="gp">&gt;&gt;&gt; </span>' in page
+    script = (built_docs / "_static" / "copybutton.js").read_text(encoding="utf-8")
+    assert r"formatCopyText(text, '>>> |\\.\\.\\. |\\$ ', true, true, true," in script
+    assert "let exclude = '.linenos';" in script
