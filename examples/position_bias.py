@@ -98,6 +98,7 @@ ax.set_xlim(min(true_ndcg.values()) - 0.05, max(true_ndcg.values()) + 0.02)
 ax.set_xlabel("NDCG@10 on the true grades (held-out queries)")
 ax.set_title("Trained on clicks")
 fig.tight_layout()
+plt.show()
 
 # %%
 # The model trained with positions ranks better on the true relevance; the

@@ -70,7 +70,7 @@ class QueryRanker(DocLinkMixin, InnerAttributesMixin, MetaEstimatorMixin, BaseEs
     feature_names_in_ : ndarray of str
         Column names of ``X`` in ``fit``, when it was a DataFrame with string
         column names, the query-id column included.
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape (n_columns,)
         The inner model's ``feature_importances_`` (LightGBM, XGBoost,
         CatBoost, scikit-learn's tree ensembles), one entry per column of
         ``X`` as given: when a query-id column was dropped before the inner
