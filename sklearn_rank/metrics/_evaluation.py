@@ -15,12 +15,16 @@ __all__ = ["Evaluation", "combined", "entry_of", "with_engine"]
 class _SpecDict(dict):
     """A dict keyed by canonical metric specs that also finds other spellings.
 
-    ``ev.mean[" ndcg @ 10"]`` and ``ev.mean["ndcg(gain='exponential')@10"]`` both
-    find the entry stored under ``"ndcg@10"``; an entry keyed by the name of
+    ``ev.mean[" ndcg @ 10"]`` finds the entry stored under ``"ndcg@10"`` and
+    ``ev.mean["precision@5"]`` the one under ``"p@5"`` (the same canonical
+    spec; ``"ndcg(gain='exponential')@10"`` is another key: a convention can
+    change the gain of a bare ``ndcg@10``); an entry keyed by the name of
     another vocabulary (trec_eval's ``"P_5"``, ir_measures' ``"nDCG@10"``) is
-    found by any spelling of its spec too (``"p@5"``, ``"P.5"``), and by the
-    text it was asked for (``aliases``: ``"NumRelRet"`` -> ``"NumRet(rel=1)"``).
-    A key found nowhere is a KeyError that lists the keys.
+    found by any spelling of its spec too (``"p@5"``, ``"P.5"``) unless it
+    was computed from a run in that vocabulary's own way (its ``layout``:
+    then the registry's spelling is another metric), and by the text it was
+    asked for (``aliases``: ``"NumRelRet"`` -> ``"NumRet(rel=1)"``). A key
+    found nowhere is a KeyError that lists the keys.
     """
 
     def __init__(self, values, aliases=None):
