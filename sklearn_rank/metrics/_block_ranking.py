@@ -135,25 +135,26 @@ def _ranked_block(data, segments, lengths, starts, w: int, policies) -> dict:
         if policy == "average":
             rank.tie_rows, rank.same = tie_rows, same[tie_rows]
         elif policy not in fixed:
-            # NaN (no rank) sorts last, after every score, keeping its place
+            # NaN (no rank) sorts last, after every score, keeping its place;
+            # "stable" is the run's order: the rows' positions in it
             tied = np.nan_to_num(neg[tie_rows], nan=np.inf)
-            rank.order = np.array(order)
-            if policy == "stable":  # the run's order: input positions as the tie key
-                key = data.input_order.take(at[tie_rows])
-                rank.order[tie_rows] = np.lexsort((key, tied), axis=1)
-            else:
-                rank.order = _break_ties(rank, rank.order, tied, tie_rows, policy)
+            positions = (None if data.input_order is None
+                         else data.input_order.take(at[tie_rows]))
+            rank.order = _break_ties(rank, order, tied, tie_rows, policy, positions)
             rank.in_order = False
     return out
 
 
 def _break_ties(rank: Ranking, order: np.ndarray, neg: np.ndarray, tie_rows: np.ndarray,
-                policy: str) -> np.ndarray:
-    """``order`` with the tie rows re-sorted: ties in input order ("stable"),
+                policy: str, positions: np.ndarray | None = None) -> np.ndarray:
+    """``order`` with the tie rows re-sorted: ties in input order ("stable":
+    the block's columns, or ``positions`` of the tie rows' cells when given),
     least relevant first ("pessimistic") or most relevant first ("optimistic")."""
     order = order.copy()
-    if policy == "stable":
+    if policy == "stable" and positions is None:
         order[tie_rows] = np.argsort(neg, axis=1, kind="stable")
+    elif policy == "stable":
+        order[tie_rows] = np.lexsort((positions, neg), axis=1)
     else:
         labels = rank.unranked(LABELS)[tie_rows]
         key = labels if policy == "pessimistic" else -labels

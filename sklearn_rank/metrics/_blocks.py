@@ -261,16 +261,11 @@ class Ranking:
 
         def make():
             span = int(gend[:, -1].max()) + 1
-            if self.retrieved is None:  # the ranked gather, shared with the kernels
-                ranked = self.ranked(col, span)
-                return (ranked if self.tie_rows.shape[0] == self.order.shape[0]
-                        else ranked[self.tie_rows])
-            out = np.take_along_axis(self.unranked(col)[self.tie_rows],
-                                     self.order[self.tie_rows, :span], axis=1)
-            # judged documents the run did not retrieve hold no rank
-            np.copyto(out, 0.0, where=np.arange(span)
-                      >= self.retrieved[self.tie_rows, None])
-            return out
+            # the ranked gather, shared with the kernels (in TREC mode the judged
+            # documents the run did not retrieve are zero there: they hold no rank)
+            ranked = self.ranked(col, span)
+            return (ranked if self.tie_rows.shape[0] == self.order.shape[0]
+                    else ranked[self.tie_rows])
 
         return gstart, gend, self._memo(("tie_values", col, cut), make)
 
