@@ -13,11 +13,8 @@ rel 1e-9 (gdeval prints 5 decimals: abs 5.01e-6).
 
 from __future__ import annotations
 
-import json
 import math
 import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -193,20 +190,12 @@ def test_layouts_are_declared_on_the_spec():
 @pytest.mark.skipif(shutil.which("perl") is None, reason="gdeval needs perl")
 def test_command_line_prints_ir_measures_values_on_tied_runs(tmp_path):
     pytest.importorskip("cwl")
+    from test_ir_measures import _command_line  # the files written, the CLI's JSON read
+
     qrels, run = collection(4)
-    qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
-    qrels_path.write_text("".join(f"{q} 0 {d} {lv}\n" for q, docs in qrels.items()
-                                  for d, lv in docs.items()))
-    run_path.write_text("".join(f"{q} Q0 {d} {i} {s!r} r\n" for q, docs in run.items()
-                                for i, (d, s) in enumerate(docs.items())))
     names = ["RBP(rel=2,p=0.5)", "NERR8(max_rel=4)@5", "Judged@5", "RR@3", "Compat",
              "ERR@10", "nDCG@10"]
-    args = [arg for name in names for arg in ("-m", name)]
-    proc = subprocess.run([sys.executable, "-m", "sklearn_rank", "evaluate", str(qrels_path),
-                           str(run_path), *args, "-c", "-q", "--format", "json"],
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    printed = next(iter(json.loads(proc.stdout)["runs"].values()))["per_query"]
+    printed = _command_line(tmp_path, qrels, run, names)["per_query"]
     for name in names:
         want = reference(name, qrels, run)
         got = printed["Compat" if name == "Compat" else str(parse_metric(name))]
