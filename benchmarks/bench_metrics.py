@@ -23,7 +23,7 @@ Every method computes the mean NDCG@10 with a log2 discount:
   JIT compilation is excluded (warmed up first); computing the query offsets
   from ``qid`` is included. It runs on all cores (the target) and, for
   information, on one. sklearn_rank runs its blocks on up to as many threads
-  (``SKLEARN_RANK_NUM_THREADS`` caps them, see ``sklearn_rank.metrics._threads``);
+  (``SKLEARN_RANK_NUM_THREADS`` caps them, see ``sklearn_rank.metrics._engine.threads``);
   its numbers do not depend on the number of threads.
 * ``ranx.evaluate(qrels, run, "ndcg_burges@10")`` (exponential gain), with
   ``Qrels``/``Run`` built beforehand (construction not timed; JIT warmed up).

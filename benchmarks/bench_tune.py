@@ -80,7 +80,7 @@ def serial_loop() -> dict:
     from lightgbm import LGBMRanker
     from sklearn.model_selection import ParameterGrid
 
-    from sklearn_rank._tune import GRID, METRICS
+    from sklearn_rank.cli._tune import GRID, METRICS
     from sklearn_rank.datasets import make_ranking
     from sklearn_rank.metrics import evaluate
     from sklearn_rank.model_selection import QueryKFold, QueryShuffleSplit

@@ -270,7 +270,7 @@ def _report_metric(report, metric) -> str:
         return report.metrics[0]
     if metric in report.metrics:
         return metric
-    from .metrics._spec import parse
+    from .metrics._vocab.spec import parse
 
     try:
         text = str(parse(metric))

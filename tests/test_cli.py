@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import sklearn_rank
-from sklearn_rank import _tune
+from sklearn_rank.cli import _tune
 from sklearn_rank.datasets import make_ranking
 from sklearn_rank.metrics import evaluate
 
@@ -42,7 +42,7 @@ def test_version_both_ways():
 _KEPT = """
 import sys
 import numpy as np
-from sklearn_rank import _cli_support
+from sklearn_rank.cli import _support as _cli_support
 
 def rss():  # resident memory, kB
     return int(next(line for line in open("/proc/self/status")
@@ -75,11 +75,10 @@ def test_the_program_keeps_the_memory_it_frees():
     from importlib.metadata import entry_points
 
     (script,) = entry_points(group="console_scripts", name="sklearn-rank")
-    # (installed before the entry moved to _entry, the script calls _cli.program: _entry's)
-    assert script.value in ("sklearn_rank._entry:program", "sklearn_rank._cli:program")
+    assert script.value == "sklearn_rank.cli._entry:program"
     pyproject = Path(__file__).parents[1] / "pyproject.toml"
     if pyproject.exists():  # a checkout: the script it installs
-        assert 'sklearn-rank = "sklearn_rank._entry:program"' in pyproject.read_text()
+        assert 'sklearn-rank = "sklearn_rank.cli._entry:program"' in pyproject.read_text()
 
 
 def test_the_program_runs_without_the_cycle_collector():
@@ -88,7 +87,9 @@ def test_the_program_runs_without_the_cycle_collector():
     and freezes what is alive before the exit; ``tune`` turns it back on."""
     code = """
 import gc
-from sklearn_rank import _cli, _tune
+from sklearn_rank.cli import _app as _cli
+from sklearn_rank.cli import _tune
+from sklearn_rank.cli._entry import program
 
 main, seen = _cli.main, []
 
@@ -101,7 +102,7 @@ def recorded():
     return main(["tune", "--n-queries", "20", "--folds", "2"])
 
 _tune.search, _cli.main = search, recorded
-status = _cli.program()
+status = program()
 print(seen, gc.get_freeze_count() > 0, status)
 """
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -233,7 +234,7 @@ def test_tune_prints_lightgbm_own_ndcg_beside_ours(tune_run):
     """LightGBM's ndcg@k of the best model, computed by LightGBM, equals this
     package's ndcg(convention='lightgbm')@k (both float64: rel=1e-12); its
     ndcg@k (empty queries 0, ties averaged) is printed beside them."""
-    from sklearn_rank._tune_report import lightgbm_ndcg
+    from sklearn_rank.cli._tune_report import lightgbm_ndcg
 
     out = tune_run.stdout
     X, y, qid = make_ranking(n_queries=60, random_state=0)
@@ -265,7 +266,7 @@ def test_lightgbm_ndcg_is_lightgbms_validation_metric():
     (LightGBM and this package compute in float64: rel=1e-12)."""
     import lightgbm
 
-    from sklearn_rank._tune_report import lightgbm_ndcg
+    from sklearn_rank.cli._tune_report import lightgbm_ndcg
 
     X, y, qid = make_ranking(n_queries=50, random_state=2)
     train, valid = qid < 35, qid >= 35
@@ -296,7 +297,7 @@ def test_lightgbm_ndcg_is_lightgbms_validation_metric():
 def test_readme_shows_tune_output_as_printed():
     """README's sample of ``sklearn-rank tune``: lines of at most 100 characters,
     with the column legend tune prints (for k = 10)."""
-    from sklearn_rank._tune_report import _legend
+    from sklearn_rank.cli._tune_report import _legend
 
     text = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
     sample = text[text.index("$ sklearn-rank tune\n"):]
@@ -336,7 +337,7 @@ def test_tune_fits_at_once_give_the_serial_results():
 def test_tune_uses_the_usable_cores_by_default():
     import joblib
 
-    from sklearn_rank._cli import build_parser
+    from sklearn_rank.cli._app import build_parser
 
     assert build_parser().parse_args(["tune"]).n_jobs is None
     cores = joblib.cpu_count()  # affinity and cgroup quotas counted
@@ -353,7 +354,7 @@ def test_tune_uses_the_usable_cores_by_default():
 # child processes (from /proc).
 LEFTOVERS = """
 import os, sys, threading
-from sklearn_rank._cli import main
+from sklearn_rank.cli._app import main
 status = main(sys.argv[1:])
 children = []
 for entry in filter(str.isdigit, os.listdir("/proc")):
@@ -484,7 +485,7 @@ def test_evaluate_imports_neither_sklearn_nor_pandas(tmp_path):
     qrels, run_a, run_b = _trec_files(tmp_path)
     code = (
         "import sys\n"
-        "from sklearn_rank._cli import main\n"
+        "from sklearn_rank.cli._app import main\n"
         f"status = main(['evaluate', {qrels!r}, {run_a!r}, {run_b!r}, '-m', 'map', '-m', "
         "'ndcg_cut.3', '-l', '2', '-c', '--format', 'json'])\n"
         "heavy = sorted({'sklearn', 'pandas'} & set(sys.modules))\n"
@@ -642,7 +643,7 @@ def test_plots_are_written(tmp_path):
 def test_plot_without_matplotlib_is_a_clear_error(tmp_path, monkeypatch, capsys):
     import sys
 
-    from sklearn_rank._cli import main
+    from sklearn_rank.cli._app import main
 
     qrels, bad, _ = _more_queries(tmp_path, n_queries=3)
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails

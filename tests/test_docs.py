@@ -146,7 +146,7 @@ def test_query_ranker_html_repr_links_to_its_api_page():
     from sklearn.linear_model import Ridge
     from sklearn.utils import estimator_html_repr
 
-    from sklearn_rank._compat import API_PAGE, DOCS_URL
+    from sklearn_rank._utils.compat import API_PAGE, DOCS_URL
     from sklearn_rank.estimators import QueryRanker
 
     link = QueryRanker(Ridge())._get_doc_link()
@@ -182,7 +182,7 @@ def built_docs(tmp_path_factory):
 
 
 def test_docs_build_without_warnings(built_docs):
-    from sklearn_rank._compat import API_PAGE
+    from sklearn_rank._utils.compat import API_PAGE
 
     assert (built_docs / "index.html").is_file()
     # one page per public name, and the page QueryRanker's HTML repr links to

@@ -5,11 +5,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sklearn_rank.metrics import _block_ranking, _grouping, evaluate, ndcg_score
-from sklearn_rank.metrics._block_ranking import widths as _widths
-from sklearn_rank.metrics._grouping import _factorize
-from sklearn_rank.metrics._grouping import group as _group
-from sklearn_rank.metrics._inputs import prepare
+from sklearn_rank.metrics import evaluate, ndcg_score
+from sklearn_rank.metrics._engine import grouping as _grouping
+from sklearn_rank.metrics._engine import ranking as _block_ranking
+from sklearn_rank.metrics._engine.grouping import _factorize
+from sklearn_rank.metrics._engine.grouping import group as _group
+from sklearn_rank.metrics._engine.inputs import prepare
+from sklearn_rank.metrics._engine.ranking import widths as _widths
 
 
 def _naive_group(q):

@@ -9,8 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sklearn_rank.metrics import _cascade_metrics, _grouping, _ties, evaluate
-from sklearn_rank.metrics._grouping import group
+from sklearn_rank.metrics import evaluate
+from sklearn_rank.metrics._engine import grouping as _grouping
+from sklearn_rank.metrics._engine import ties as _ties
+from sklearn_rank.metrics._engine.grouping import group
+from sklearn_rank.metrics._families import cascade as _cascade_metrics
 
 BINARY_CASCADES = ["mrr", "mrr@3", "mrr@50", "hit_rate", "hit_rate@1", "hit_rate@10"]
 

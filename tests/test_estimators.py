@@ -303,7 +303,7 @@ def test_inputs_are_refused_by_scikit_learns_own_checks():
     from sklearn.utils import check_array
     from sklearn.utils.validation import check_consistent_length, check_X_y
 
-    from sklearn_rank._compat import check_sample_weight
+    from sklearn_rank._utils.compat import check_sample_weight
 
     X, y = np.ones((4, 2)), np.array([0, 1, 0, 1])
     ranker = QueryRanker(Ridge())

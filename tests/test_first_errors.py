@@ -23,7 +23,7 @@ import sklearn
 from lightgbm import LGBMRanker
 from sklearn.model_selection import GridSearchCV
 
-from sklearn_rank._cli import main
+from sklearn_rank.cli._app import main
 from sklearn_rank.datasets import load_sample_trec, load_svmlight_ranking, make_ranking
 from sklearn_rank.estimators import QueryRanker
 from sklearn_rank.metrics import make_ranking_scorer, ndcg_score
@@ -204,7 +204,7 @@ def tune_output(argv, capsys):
 
 
 def test_dense_lightgbm_files_are_read_like_the_libsvm_file(lightgbm_files, capsys):
-    from sklearn_rank._tune import _read_data
+    from sklearn_rank.cli._tune import _read_data
 
     p = lightgbm_files
     X_ref, y_ref, qid_ref = load_svmlight_ranking(p["train.svm"], p["train.query"])

@@ -1,11 +1,11 @@
-"""The hashing helpers: :func:`sklearn_rank._hashing.has_equal` against
+"""The hashing helpers: :func:`sklearn_rank._utils.hashing.has_equal` against
 brute force (``np.unique``), on keys that stress each of its paths."""
 
 import numpy as np
 import pytest
 
-from sklearn_rank import _hashing
-from sklearn_rank._hashing import dense_codes, has_equal, mix
+from sklearn_rank._utils import hashing as _hashing
+from sklearn_rank._utils.hashing import dense_codes, has_equal, mix
 
 
 def _brute(keys: np.ndarray) -> bool:

@@ -1,4 +1,4 @@
-"""Metric names for experiment trackers (sklearn_rank._names.safe_name): only
+"""Metric names for experiment trackers (sklearn_rank.metrics._vocab.names.safe_name): only
 lower-case letters, digits and underscores, and different specs never share one."""
 
 import dataclasses
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from sklearn_rank.metrics import evaluate, get_metric_names, parse_metric
-from sklearn_rank.metrics._names import safe_name
+from sklearn_rank.metrics._vocab.names import safe_name
 
 #: What MLflow accepts in a metric key (mlflow.utils.validation: letters, digits,
 #: underscores, dashes, periods, spaces, slashes; at most 250 characters), and

@@ -35,7 +35,7 @@ from sklearn_rank.metrics import (
     make_ranking_scorer,
     parse_metric,
 )
-from sklearn_rank.metrics._registry import METRICS
+from sklearn_rank.metrics._vocab.registry import METRICS
 from sklearn_rank.model_selection import ranking_scoring
 from sklearn_rank.trec import evaluate_run
 

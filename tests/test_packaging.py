@@ -56,7 +56,7 @@ def test_sdist_holds_what_the_tests_docs_and_examples_need():
 
 
 def test_urls_and_the_dev_extra():
-    from sklearn_rank._compat import DOCS_URL
+    from sklearn_rank._utils.compat import DOCS_URL
 
     urls = PYPROJECT["project"]["urls"]
     assert set(urls) == {"Documentation", "Source", "Issues"}

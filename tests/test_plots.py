@@ -12,7 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from sklearn_rank._cli import main  # noqa: E402
+from sklearn_rank.cli._app import main  # noqa: E402
 from sklearn_rank.metrics import evaluate  # noqa: E402
 from sklearn_rank.stats import compare, paired_values  # noqa: E402
 from sklearn_rank.trec import evaluate_run  # noqa: E402
@@ -164,7 +164,7 @@ def test_report_arguments_name_the_fix():
 
 
 def test_a_sum_and_a_geometric_mean_draw_the_compared_quantity(tmp_path):
-    from sklearn_rank.metrics._aggregate import GEOMETRIC_FLOOR
+    from sklearn_rank.metrics._engine.aggregate import GEOMETRIC_FLOOR
 
     y, qid, scores = _systems()
     evs = {s: evaluate(y, scores[s], qid=qid, metrics=["gmap"]) for s in "AB"}

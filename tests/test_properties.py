@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sklearn_rank.metrics import evaluate, get_metric_names, parse_metric
-from sklearn_rank.metrics._registry import METRICS
+from sklearn_rank.metrics._vocab.registry import METRICS
 from sklearn_rank.trec import evaluate_run
 
 # Metrics that stay normalised at any cut-off (the ideal ranking's top k is ideal).

@@ -2,7 +2,7 @@
 
 imbalanced-learn's ``test_function_param_validation``, for the whole public
 API: every function in an ``__all__`` of a public module of the package must
-carry ``_skl_parameter_constraints`` (:func:`sklearn_rank._validation.validate_params`)
+carry ``_skl_parameter_constraints`` (:func:`sklearn_rank._utils.validation.validate_params`)
 covering exactly its signature, its defaults must meet them, and a value of a
 bad type or a value scikit-learn generates outside each constraint must raise
 scikit-learn's ``InvalidParameterError`` naming the parameter and the function,
@@ -31,8 +31,8 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.estimator_checks import check_param_validation
 
 import sklearn_rank
-from sklearn_rank import _compat
-from sklearn_rank._validation import satisfies
+from sklearn_rank._utils import compat as _compat
+from sklearn_rank._utils.validation import satisfies
 from sklearn_rank.estimators import QueryRanker
 from sklearn_rank.metrics import MetricSpec, parse_metric
 from sklearn_rank.model_selection import QueryKFold, QueryShuffleSplit
@@ -115,7 +115,7 @@ def test_every_public_function_declares_its_constraints(name):
     constraints = getattr(func, "_skl_parameter_constraints", None)
     assert constraints is not None, (
         f"{name} declares no parameter constraints: decorate it with "
-        "sklearn_rank._validation.validate_params")
+        "sklearn_rank._utils.validation.validate_params")
     params = {p.name for p in _parameters(func)}
     assert set(constraints) == params
 

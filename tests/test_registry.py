@@ -5,11 +5,11 @@ import pickle
 import numpy as np
 import pytest
 
-from sklearn_rank import _compat
-from sklearn_rank._validation import satisfies
+from sklearn_rank._utils import compat as _compat
+from sklearn_rank._utils.validation import satisfies
 from sklearn_rank.metrics import MetricSpec, evaluate, get_metric_names, parse_metric
-from sklearn_rank.metrics._params import CONVENTIONS, PARAMS, check_options
-from sklearn_rank.metrics._registry import METRICS
+from sklearn_rank.metrics._vocab.params import CONVENTIONS, PARAMS, check_options
+from sklearn_rank.metrics._vocab.registry import METRICS
 
 
 @pytest.mark.parametrize(

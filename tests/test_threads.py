@@ -2,7 +2,7 @@
 the call that started them, and follow the user's limits.
 
 The blocks of an evaluation are computed on up to ``SKLEARN_RANK_NUM_THREADS``
-threads (see ``sklearn_rank.metrics._threads``). These tests lower the size a
+threads (see ``sklearn_rank.metrics._engine.threads``). These tests lower the size a
 thread needs (``MIN_CELLS``) so that small inputs use several threads, and
 compare every value bit for bit with a run on one thread. Thread tests are run
 many times before being trusted (``pytest --count`` is not installed: the
@@ -16,8 +16,9 @@ import threading
 import numpy as np
 import pytest
 
-from sklearn_rank.metrics import _threads, evaluate, ndcg_score
-from sklearn_rank.metrics._threads import ENV, run_blocks, thread_limit
+from sklearn_rank.metrics import evaluate, ndcg_score
+from sklearn_rank.metrics._engine import threads as _threads
+from sklearn_rank.metrics._engine.threads import ENV, run_blocks, thread_limit
 
 METRICS = ("ndcg@10", "ndcg", "dcg@5", "map", "map@10", "mrr", "err@10", "p@5", "recall@10",
            "r_precision", "bpref", "rank_eff", "gmap", "hit_rate@3")

@@ -44,8 +44,8 @@ import sys
 import numpy as np
 import pytest
 
-from sklearn_rank import _hashing
-from sklearn_rank._hashing import _words, hash64, hash_words
+from sklearn_rank._utils import hashing as _hashing
+from sklearn_rank._utils.hashing import _words, hash64, hash_words
 from sklearn_rank.trec import Qrels, Run, _arrow, _io, _join, evaluate_run, read_qrels, read_run
 from sklearn_rank.trec._column import _Column
 

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sklearn_rank._threads import ENV
+from sklearn_rank._utils.threads import ENV
 from sklearn_rank.trec import _decimal, _fields, _numbers, read_qrels, read_run
 from sklearn_rank.trec._column import _Column
 from sklearn_rank.trec._decimal import decimal_values
@@ -206,8 +206,8 @@ def test_no_thread_outlives_a_read_even_when_a_block_fails(tmp_path, tiny_blocks
 def test_the_commands_read_with_numpy(tmp_path, monkeypatch):
     """sklearn-rank evaluate / trec_eval read with the NumPy reader (pyarrow
     is not imported for them), with the tables of the default engine."""
-    from sklearn_rank import _cli_support
-    from sklearn_rank._trec_eval_cmd import trec_output
+    from sklearn_rank.cli import _support as _cli_support
+    from sklearn_rank.cli._trec_eval import trec_output
     from sklearn_rank.trec import _io
 
     run, qrels = _files(tmp_path, 2)

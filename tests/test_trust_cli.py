@@ -21,7 +21,7 @@ import sys
 import numpy as np
 import pytest
 
-from sklearn_rank._cli import main
+from sklearn_rank.cli._app import main
 
 QRELS = """\
 q1 0 d1 2
@@ -387,7 +387,7 @@ def test_several_runs_in_trec_format_are_told_apart(files, capsys, args):
 
 def test_compare_help_offers_what_compare_takes(capsys):
     """A command's help speaks only of the --format choices it accepts."""
-    from sklearn_rank._cli import build_parser
+    from sklearn_rank.cli._app import build_parser
 
     commands = build_parser()._subparsers._group_actions[0].choices
     for name in ("evaluate", "compare"):
@@ -525,8 +525,8 @@ def test_labels_are_distinct(files, capsys, measures, labels):
 
 
 def test_plot_families_have_distinct_labels():
-    from sklearn_rank._evaluate_cmd import _labels
     from sklearn_rank._plots import at_k_families
+    from sklearn_rank.cli._evaluate import _labels
     from sklearn_rank.metrics import parse_metric
 
     specs = [parse_metric("ndcg_cut.10"), parse_metric("ndcg(gain='linear', empty='one')@10")]
@@ -656,7 +656,7 @@ def test_interrupt_through_the_real_entry(files):
     proc = subprocess.Popen(
         [sys.executable, "-c",
          "import os, signal, sys\n"
-         "from sklearn_rank import _cli\n"
+         "from sklearn_rank.cli import _app as _cli\n"
          "_cli.build_parser = lambda: os.kill(os.getpid(), signal.SIGINT)\n"
          "sys.exit(_cli.main(['evaluate']))\n"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -32,15 +32,8 @@ from hypothesis import strategies as st
 
 import sklearn_rank.metrics as metrics_module
 from sklearn_rank.metrics import evaluate, get_metric_names, parse_metric
-from sklearn_rank.metrics._params import (
-    CONVENTIONS,
-    DISCOUNTS,
-    EMPTY,
-    GAINS,
-    PARAMS,
-    TIES,
-)
-from sklearn_rank.metrics._registry import METRICS
+from sklearn_rank.metrics._vocab.params import CONVENTIONS, DISCOUNTS, EMPTY, GAINS, PARAMS, TIES
+from sklearn_rank.metrics._vocab.registry import METRICS
 
 # Examples per metric: 36 in CI (about 500 in all, a fixed set); the variable
 # sets the total of a long random run.

@@ -126,7 +126,8 @@ def test_short_processes_exit_cleanly(files):
 
 
 # What the console script pip writes runs (and ``python -m sklearn_rank``).
-_CONSOLE_SCRIPT = "import re, sys\nfrom sklearn_rank._entry import program\nsys.exit(program())\n"
+_CONSOLE_SCRIPT = ("import re, sys\nfrom sklearn_rank.cli._entry import program\n"
+                   "sys.exit(program())\n")
 
 
 def _interrupted(argv, delay=None):
@@ -146,7 +147,7 @@ def _interrupted(argv, delay=None):
     head = []
     for line in proc.stderr:  # the line is written once the module has run
         head.append(line)
-        if line.rstrip().endswith("| sklearn_rank._entry"):
+        if line.rstrip().endswith("| sklearn_rank.cli._entry"):
             break
     entered = time.monotonic()
     if delay is not None:

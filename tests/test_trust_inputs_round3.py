@@ -26,8 +26,8 @@ from sklearn_rank.metrics import (
     precision_at_k_score,
     xgboost_eval_metric,
 )
-from sklearn_rank.metrics._params import PARAMS
-from sklearn_rank.metrics._registry import METRICS
+from sklearn_rank.metrics._vocab.params import PARAMS
+from sklearn_rank.metrics._vocab.registry import METRICS
 from sklearn_rank.model_selection import QueryKFold, QueryShuffleSplit
 
 Y = np.array([3, 2, 1, 0, 1, 0, 2, 1, 0])

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import ndcg_score as sklearn_ndcg
 
 from sklearn_rank.metrics import evaluate, ndcg_score, parse_metric, precision_at_k_score
-from sklearn_rank.metrics._spec_text import MAX_INT, MAX_LENGTH
+from sklearn_rank.metrics._vocab.text import MAX_INT, MAX_LENGTH
 from sklearn_rank.trec import evaluate_run
 
 # its canonical spelling has a space after every comma

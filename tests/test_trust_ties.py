@@ -30,7 +30,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sklearn_rank.metrics import _ties, evaluate
+from sklearn_rank.metrics import evaluate
+from sklearn_rank.metrics._engine import ties as _ties
 
 pytestmark = pytest.mark.filterwarnings("ignore:No document has a label")
 

@@ -1,4 +1,4 @@
-"""The light parameter constraints of sklearn_rank._validation agree with
+"""The light parameter constraints of sklearn_rank._utils.validation agree with
 scikit-learn's, and a refused value gets scikit-learn's own message."""
 
 from numbers import Integral, Real
@@ -8,8 +8,8 @@ import pytest
 import scipy.sparse as sp
 from sklearn.utils import _param_validation as skv
 
-from sklearn_rank import _compat
-from sklearn_rank._validation import (
+from sklearn_rank._utils import compat as _compat
+from sklearn_rank._utils.validation import (
     HasMethods,
     Interval,
     Options,

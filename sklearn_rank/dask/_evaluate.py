@@ -6,11 +6,11 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .._validation import HasMethods, validate_params
+from .._utils.validation import HasMethods, validate_params
 from ..metrics import MetricSpec
+from ..metrics._engine.grouping import qid_array as _qid_array
+from ..metrics._engine.inputs import prepare
 from ..metrics._evaluation import Evaluation
-from ..metrics._grouping import qid_array as _qid_array
-from ..metrics._inputs import prepare
 from ..metrics._plan import PerQuery, Plan
 
 __all__ = ["evaluate"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import validate_params
+from .._utils.validation import validate_params
 
 __all__ = ["group_sizes_from_qid", "qid_from_group_sizes"]
 
@@ -133,7 +133,7 @@ def group_sizes_from_qid(qid) -> np.ndarray:
     >>> group_sizes_from_qid(["b", "b", "a"])
     array([2, 1])
     """
-    from ..metrics._qid import qid_values
+    from ..metrics._engine.qid import qid_values
 
     codes, labels = qid_values(qid, "qid")
     if codes.shape[0] == 0:

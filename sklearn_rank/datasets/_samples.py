@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._validation import validate_params
+from .._utils.validation import validate_params
 
 if TYPE_CHECKING:
     from sklearn.utils import Bunch

@@ -7,7 +7,7 @@ from numbers import Integral
 
 import numpy as np
 
-from .._validation import Interval, StrOptions, validate_params
+from .._utils.validation import Interval, StrOptions, validate_params
 from ._svmlight_lines import (
     DECOMPRESSION_ERRORS,
     LineError,

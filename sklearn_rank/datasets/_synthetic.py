@@ -7,7 +7,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._validation import Interval, validate_params
+from .._utils.validation import Interval, validate_params
 
 __all__ = ["make_ranking"]
 

@@ -9,8 +9,8 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from .._compat import DocLinkMixin, HasMethods, check_n_features, fit_context
-from .._queries import (
+from .._utils.compat import DocLinkMixin, HasMethods, check_n_features, fit_context
+from .._utils.queries import (
     QID_COLUMN,
     drop_column,
     has_qid_column,

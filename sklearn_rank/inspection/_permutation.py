@@ -8,8 +8,8 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils import Bunch, check_array, check_random_state
 
-from .._queries import QID_COLUMN, has_qid_column, qid_position
-from .._validation import HasMethods, Interval, validate_params
+from .._utils.queries import QID_COLUMN, has_qid_column, qid_position
+from .._utils.validation import HasMethods, Interval, validate_params
 from ..metrics import MetricSpec, evaluate
 from ..metrics._scorer import (
     MultimetricRankingScorer,

@@ -6,21 +6,24 @@ The scorers (:func:`make_ranking_scorer`) are loaded on first use, so that
 
 from importlib import import_module
 
+from ._evaluate import evaluate
+from ._evaluation import Evaluation
+
 # The metric families register their metrics when imported.
-from ._average_precision import gmap_score, mean_average_precision_score
-from ._binary_metrics import (
+from ._families.average_precision import gmap_score, mean_average_precision_score
+from ._families.binary import (
     f1_at_k_score,
     precision_at_k_score,
     r_precision_score,
     rank_biased_precision_score,
     recall_at_k_score,
 )
-from ._cascade_metrics import (
+from ._families.cascade import (
     expected_reciprocal_rank_score,
     hit_rate_score,
     mean_reciprocal_rank_score,
 )
-from ._cwl_metrics import (
+from ._families.cwl import (
     bpm_score,
     cwl_rbp_score,
     insq_score,
@@ -32,13 +35,11 @@ from ._cwl_metrics import (
     nerr11_score,
     sdcg_score,
 )
-from ._evaluate import evaluate
-from ._evaluation import Evaluation
-from ._gain_metrics import cumulative_gain_score, dcg_score, ndcg_score
+from ._families.gain import cumulative_gain_score, dcg_score, ndcg_score
+from ._families.preference import bpref_score, rank_eff_score
 from ._ipw import ipw_labels
-from ._preference_metrics import bpref_score, rank_eff_score
-from ._registry import document_metrics, get_metric_names
-from ._spec import MetricSpec, parse_metric
+from ._vocab.registry import document_metrics, get_metric_names
+from ._vocab.spec import MetricSpec, parse_metric
 
 document_metrics()
 

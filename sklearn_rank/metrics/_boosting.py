@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import validate_params
+from .._utils.validation import validate_params
 from ._evaluate import evaluate
-from ._spec import MetricSpec
-from ._spec import spec_with as _spec_with
+from ._vocab.spec import MetricSpec
+from ._vocab.spec import spec_with as _spec_with
 
 __all__ = ["lightgbm_eval_metric", "xgboost_eval_metric"]
 

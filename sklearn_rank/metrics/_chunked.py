@@ -7,14 +7,14 @@ from numbers import Integral
 
 import numpy as np
 
-from .._validation import validate_params
+from .._utils.validation import validate_params
+from ._engine.grouping import qid_array
+from ._engine.inputs import prepare
+from ._engine.qid import concatenate_ids, id_kind
 from ._evaluation import Evaluation
-from ._grouping import qid_array
-from ._inputs import prepare
 from ._plan import MIXED_WEIGHTS, Plan
-from ._qid import concatenate_ids, id_kind
-from ._spec import MetricSpec
-from ._vocab_irm import IRM_OBJECT
+from ._vocab.ir_measures import IRM_OBJECT
+from ._vocab.spec import MetricSpec
 
 __all__ = ["evaluate_chunks"]
 

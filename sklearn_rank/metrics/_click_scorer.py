@@ -7,11 +7,11 @@ from collections.abc import Callable
 import numpy as np
 import sklearn
 
-from .._validation import validate_params
+from .._utils.validation import validate_params
 from ._ipw import ipw_labels
 from ._scorer import RankingScorer
-from ._spec import MetricSpec
-from ._spec import spec_with as _spec_with
+from ._vocab.spec import MetricSpec
+from ._vocab.spec import spec_with as _spec_with
 
 __all__ = ["ClickScorer", "make_click_scorer"]
 

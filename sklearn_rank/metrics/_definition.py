@@ -13,7 +13,7 @@ public function, declared by its signature and docstring::
         \"\"\"Summary line. ... See Also, Notes, Examples.\"\"\"
 
 :func:`metric_function` registers the metric, writes the function's
-Parameters, Returns and Raises sections from :data:`~._params.PARAMS`,
+Parameters, Returns and Raises sections from :data:`~sklearn_rank.metrics._vocab.params.PARAMS`,
 checks that the signature's options are the declaration's, declares the
 constraints of every argument (``validate_params``) and supplies the body,
 the same for every metric: validate, evaluate the one metric, return its mean.
@@ -27,12 +27,12 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from .._validation import validate_params
-from ._inputs import prepare
-from ._params import PARAMS
+from .._utils.validation import validate_params
+from ._engine.inputs import prepare
 from ._plan import Plan
-from ._registry import register
-from ._spec import build
+from ._vocab.params import PARAMS
+from ._vocab.registry import register
+from ._vocab.spec import build
 
 __all__ = ["CAPABILITIES", "Metric", "metric_function"]
 

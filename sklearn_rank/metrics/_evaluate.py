@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .._queries import group_hint
-from .._validation import validate_params
+from .._utils.queries import group_hint
+from .._utils.validation import validate_params
+from ._engine.inputs import prepare
 from ._evaluation import Evaluation, with_engine
-from ._inputs import prepare
 from ._plan import Plan
-from ._spec import MetricSpec, listed_metrics, parse_specs
 from ._trec_flat import ENGINE_OPTIONS, engine_items, flat_engine
-from ._vocab_irm import IRM_OBJECT
+from ._vocab.ir_measures import IRM_OBJECT
+from ._vocab.spec import MetricSpec, listed_metrics, parse_specs
 
 __all__ = ["evaluate"]
 
@@ -120,7 +120,7 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10",), sample_weight=N
 
 def _with_engine(listed: list, engine: dict, options: dict, data) -> Evaluation:
     """:func:`evaluate` of ``listed`` metrics, some of which (``engine``:
-    position -> item) the trec_eval engine computes (:mod:`._trec_flat`)."""
+    position -> item) the trec_eval engine computes (:mod:`~sklearn_rank.metrics._trec_flat`)."""
     rest = [metric for i, metric in enumerate(listed) if i not in engine]
     registry = None
     if rest:

@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ._names import safe_name
-from ._spec import MetricSpec, parse, parse_specs
+from ._vocab.names import safe_name
+from ._vocab.spec import MetricSpec, parse, parse_specs
 
 __all__ = ["Evaluation", "combined", "entry_of", "with_engine"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import validate_params
+from .._utils.validation import validate_params
 
 __all__ = ["ipw_labels"]
 

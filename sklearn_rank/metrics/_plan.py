@@ -20,18 +20,18 @@ from typing import Any
 
 import numpy as np
 
-from .._queries import group_hint
-from ._aggregate import summarize
-from ._block_ranking import block_specs, rank_block
-from ._columns import checked_columns
-from ._data import scalar
+from .._utils.queries import group_hint
+from ._engine.aggregate import summarize
+from ._engine.columns import checked_columns
+from ._engine.data import scalar
+from ._engine.qid import concatenate_ids
+from ._engine.ranking import block_specs, rank_block
+from ._engine.threads import n_threads, run_blocks
+from ._engine.warn import warn
 from ._evaluation import Evaluation
-from ._params import MIN_DOCUMENTS, check_options, convention_options
-from ._qid import concatenate_ids
-from ._registry import closest
-from ._spec import MetricSpec, parse_specs
-from ._threads import n_threads, run_blocks
-from ._warnings import warn
+from ._vocab.params import MIN_DOCUMENTS, check_options, convention_options
+from ._vocab.registry import closest
+from ._vocab.spec import MetricSpec, parse_specs
 
 __all__ = ["MIXED_WEIGHTS", "Entry", "PerQuery", "Plan"]
 

@@ -11,16 +11,16 @@ import sklearn
 from sklearn.pipeline import Pipeline
 from sklearn.utils.metadata_routing import MetadataRequest
 
-from .._compat import ScorerHooksMixin
-from .._queries import frame_qid, missing_qid_error, routing_fix, routing_on
-from .._validation import validate_params
+from .._utils.compat import ScorerHooksMixin
+from .._utils.queries import frame_qid, missing_qid_error, routing_fix, routing_on
+from .._utils.validation import validate_params
+from ._engine.grouping import query_codes
 from ._evaluate import evaluate
-from ._grouping import query_codes
-from ._registry import METRICS
-from ._spec import MetricSpec
-from ._spec import build as _build
-from ._spec import spec_with as _spec_with
-from ._vocab_irm import is_irm_object
+from ._vocab.ir_measures import is_irm_object
+from ._vocab.registry import METRICS
+from ._vocab.spec import MetricSpec
+from ._vocab.spec import build as _build
+from ._vocab.spec import spec_with as _spec_with
 
 __all__ = [
     "MultimetricRankingScorer",

@@ -5,7 +5,7 @@ trec_eval 10.0's families that no registry metric computes (``num_ret``,
 ``infAP``, ``utility``, the sets ``official`` and ``all_trec``, ...) and
 ir_measures' names computed on trec_eval's definitions (``IPrec@0.5``,
 ``NumRet``, ``infAP``, ``SetAP``, ...) are computed by the trec_eval engine of
-:func:`~sklearn_rank.trec.evaluate_run` (:mod:`sklearn_rank.trec._te_specs`),
+:func:`~sklearn_rank.trec.evaluate_run` (:mod:`sklearn_rank.trec._trec_eval.specs`),
 on the rankings that flat rows stand for:
 
 * every row is a retrieved document that is judged, its label being its
@@ -33,10 +33,10 @@ import math
 
 import numpy as np
 
-from ._data import scalar
-from ._params import check_options, convention_options
-from ._spec import MetricSpec, parse_specs
-from ._vocab_irm import DIVERSITY, is_irm_object
+from ._engine.data import scalar
+from ._vocab.ir_measures import DIVERSITY, is_irm_object
+from ._vocab.params import check_options, convention_options
+from ._vocab.spec import MetricSpec, parse_specs
 
 __all__ = ["ENGINE_OPTIONS", "engine_items", "flat_engine"]
 
@@ -67,12 +67,12 @@ def engine_items(listed: list) -> dict:
             continue  # the registry computes it (the common case: no engine import)
         except ValueError as error:
             refused = error
-        from ..trec._te_table import MEASURES
+        from ..trec._trec_eval.table import MEASURES
 
         family = text.strip().partition(".")[0]
         if family in ("runid", "relstring"):
             raise ValueError(_refusal(text, family))
-        from ..trec._te_specs import engine_item
+        from ..trec._trec_eval.specs import engine_item
 
         item = engine_item(text)
         if item is not None and item.irm is not None and item.irm[0] in DIVERSITY:
@@ -106,7 +106,7 @@ def _ties(options) -> str:
 
 def _tie_bound(items: list) -> list[str]:
     """The names of ``items`` whose value depends on the order of tied documents."""
-    from ..trec._te_table import parse_measures
+    from ..trec._trec_eval.table import parse_measures
 
     out = []
     for item in items:
@@ -122,7 +122,7 @@ def flat_engine(items: list, data, options) -> list:
     """For every engine item, its ``[(TrecMeasure, per-query values,
     summary, n_empty)]`` on the prepared flat rows ``data`` (queries in the
     order of ``data.qids``) under ``options`` (see the module's doc)."""
-    from ..trec._te_specs import _irm, _trec
+    from ..trec._trec_eval.specs import _irm, _trec
 
     options = {k: v for k, v in options.items() if v is not None}
     options = check_options(options, "evaluate")
@@ -164,9 +164,9 @@ def _check_labels(data, names: list[str]) -> np.ndarray:
 
 
 def _ranked(data, ties: str, tie_bound: list[str], names: list[str]):
-    """The :class:`~sklearn_rank.trec._te_data.Ranked` rankings of the
+    """The :class:`~sklearn_rank.trec._trec_eval.rankings.Ranked` rankings of the
     queries of ``data``, in the order of ``data.qids``."""
-    from ..trec._te_data import Ranked
+    from ..trec._trec_eval.rankings import Ranked
 
     labels = _check_labels(data, names)
     nq = data.n_queries

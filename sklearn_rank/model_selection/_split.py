@@ -9,9 +9,9 @@ import numpy as np
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
 
-from .._compat import Interval, RealNotInt, validate_parameter_constraints
-from .._queries import QID_COLUMN, has_qid_column, length_hint, missing_qid_error
-from ..metrics._grouping import query_codes
+from .._utils.compat import Interval, RealNotInt, validate_parameter_constraints
+from .._utils.queries import QID_COLUMN, has_qid_column, length_hint, missing_qid_error
+from ..metrics._engine.grouping import query_codes
 
 __all__ = ["QueryKFold", "QueryShuffleSplit"]
 

@@ -9,8 +9,8 @@ import numpy as np
 import sklearn
 from sklearn.model_selection import cross_validate
 
-from .._queries import QID_COLUMN, drop_column, group_hint, qid_position, read_qid_column
-from .._validation import HasMethods, Interval, StrOptions, validate_params
+from .._utils.queries import QID_COLUMN, drop_column, group_hint, qid_position, read_qid_column
+from .._utils.validation import HasMethods, Interval, StrOptions, validate_params
 from ..estimators import QueryRanker
 from ..estimators._inner import fit_kind
 from ..metrics import MetricSpec, RankingScorer, make_ranking_scorer

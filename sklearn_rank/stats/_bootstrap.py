@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import StrOptions, validate_params
+from .._utils.validation import StrOptions, validate_params
 from ..metrics._evaluation import Evaluation
 from ._constraints import LEVEL, PAIRED, RESAMPLES, SEED
 from ._pairing import metric_of, paired_values

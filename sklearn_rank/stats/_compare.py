@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._validation import StrOptions, validate_params
+from .._utils.validation import StrOptions, validate_params
 from ..metrics._evaluation import Evaluation
 from ._bootstrap import bootstrap_ci
 from ._comparison import Comparison

@@ -6,7 +6,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._validation import Interval, StrOptions
+from .._utils.validation import Interval, StrOptions
 from ..metrics._evaluation import Evaluation
 
 __all__ = ["LEVEL", "PAIRED", "RESAMPLES", "SEED"]

@@ -7,7 +7,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._validation import HasMethods, Interval, validate_params
+from .._utils.validation import HasMethods, Interval, validate_params
 
 __all__ = ["CVComparison", "compare_cv_candidates", "corrected_resampled_ttest"]
 

@@ -6,7 +6,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._validation import validate_params
+from .._utils.validation import validate_params
 from ..metrics._evaluation import Evaluation
 from ._constraints import PAIRED
 

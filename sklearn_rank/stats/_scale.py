@@ -1,7 +1,7 @@
 """What a report compares: each system's summary, and the per-query quantity of its tests.
 
 A report prints each system's summary as its evaluation does
-(:func:`~sklearn_rank.metrics._aggregate.summarize`, the one rule of
+(:func:`~sklearn_rank.metrics._engine.aggregate.summarize`, the one rule of
 ``Evaluation.mean``): the geometric mean for ``gmap``, the sum for trec_eval's
 counts, the weighted mean for a weighted evaluation. Its tests, intervals and
 effect sizes compare the per-query quantity whose mean that summary is (or,
@@ -15,7 +15,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..metrics._aggregate import GEOMETRIC_FLOOR, evaluation_aggregate, on_mean_scale, summarize
+from ..metrics._engine.aggregate import (
+    GEOMETRIC_FLOOR,
+    evaluation_aggregate,
+    on_mean_scale,
+    summarize,
+)
 from ._pairing import paired_values, weights_of
 
 __all__ = ["Paired", "paired_on_scale", "quantity", "scale_note"]

@@ -16,7 +16,7 @@ def __getattr__(name):
 
         return evaluate_run
     if name == "trec_eval":
-        from ._trec_eval import trec_eval
+        from ._trec_eval.drop_in import trec_eval
 
         return trec_eval
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

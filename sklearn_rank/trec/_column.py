@@ -16,7 +16,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .._hashing import hash_bytes, hash_words
+from .._utils.hashing import hash_bytes, hash_words
 
 # _MASKS[k]: a uint64 word keeping its first k bytes (in memory order, any endianness)
 _MASKS = np.frombuffer(b"".join(b"\xff" * k + b"\x00" * (8 - k) for k in range(9)),

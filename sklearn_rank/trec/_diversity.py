@@ -2,7 +2,7 @@
 
 ``alpha_nDCG@k``, ``alpha_DCG@k``, ``ERR_IA@k``, ``nERR_IA@k``, ``NRBP``,
 ``nNRBP``, ``AP_IA``, ``P_IA@k`` and ``StRecall@k`` (ir_measures' pyndeval
-provider, ndeval 4.5) on subtopic judgments (:mod:`._subtopics`):
+provider, ndeval 4.5) on subtopic judgments (:mod:`~sklearn_rank.trec._subtopics`):
 
 - a document is relevant to a subtopic when its level there is ``>= rel``
   (binary: the level's size does not matter); a query's subtopics are those
@@ -40,10 +40,10 @@ import math
 
 import numpy as np
 
-from .._runs import runs_of as _runs_of
-from ..metrics._vocab_irm import irm_layout
+from .._utils.runs import runs_of as _runs_of
+from ..metrics._vocab.ir_measures import irm_layout
 from ._join import match_rows, query_sides
-from ._te_data import _order
+from ._trec_eval.rankings import _order
 
 __all__ = ["DIVERSITY", "diversity"]
 

@@ -1,6 +1,6 @@
 """trec_eval-compatible evaluation of runs against relevance judgments.
 
-The run is joined to the qrels (:mod:`._join`), ranked as trec_eval ranks it
+The run is joined to the qrels (:mod:`~sklearn_rank.trec._join`), ranked as trec_eval ranks it
 (:func:`_trec_order`), and laid out query by query with the judged documents
 it missed (:func:`_trec_columns`); the metrics package computes the rest.
 """
@@ -14,22 +14,22 @@ from numbers import Real
 
 import numpy as np
 
-from .._runs import runs_of as _runs_of
-from .._validation import HasMethods, Interval, validate_params
+from .._utils.runs import runs_of as _runs_of
+from .._utils.validation import HasMethods, Interval, validate_params
 from ..metrics import MetricSpec
-from ..metrics._block_ranking import TREC_ORDER
-from ..metrics._data import ranked_data
+from ..metrics._engine.data import ranked_data
+from ..metrics._engine.ranking import TREC_ORDER
 from ..metrics._evaluation import Evaluation, combined, entry_of, with_engine
 from ..metrics._plan import Plan
-from ..metrics._spec import listed_metrics, parse_specs
-from ..metrics._vocab_irm import DIVERSITY, IRM_OBJECT, TREC_LAYOUT
+from ..metrics._vocab.ir_measures import DIVERSITY, IRM_OBJECT, TREC_LAYOUT
+from ..metrics._vocab.spec import listed_metrics, parse_specs
 from ._frames import DataFrame, is_frame
 from ._io import read_qrels, read_run
 from ._join import match_rows, row_codes
 from ._subtopics import SubtopicQrels, as_subtopic_qrels
 from ._tables import Qrels, Run
-from ._te_data import _trec_order
-from ._te_specs import engine_item, evaluate_engine
+from ._trec_eval.rankings import _trec_order
+from ._trec_eval.specs import engine_item, evaluate_engine
 
 __all__ = ["evaluate_run", "in_trec_order"]
 
@@ -256,7 +256,7 @@ def in_trec_order(spec: MetricSpec, options=None) -> bool:
     A spec written as a trec_eval measure (``P.10``, ``ndcg_cut.10``) keeps
     trec_eval's meaning: its ties in trec_eval's order (decreasing document
     id, the order the run is laid out in: the internal policy
-    :data:`~sklearn_rank.metrics._block_ranking.TREC_ORDER`), whatever
+    :data:`~sklearn_rank.metrics._engine.ranking.TREC_ORDER`), whatever
     ``ties`` the call sets, as does an ir_measures name (ir_measures'
     trec_eval provider's order); so does a registry spec under
     ``convention="trec_eval"`` that sets no ``ties`` of its own. Other
@@ -313,7 +313,7 @@ def _merged(parts: list, specs: list) -> Evaluation:
 def _point_to_trec_eval(metrics, error: ValueError) -> None:
     """A trec_eval measure the registry does not know (``infAP``,
     ``iprec_at_recall``, ``official``, ...): say where it is computed."""
-    from ._te_table import MEASURES, NICKNAMES
+    from ._trec_eval.table import MEASURES, NICKNAMES
 
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     for name in names:

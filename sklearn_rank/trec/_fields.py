@@ -1,5 +1,6 @@
 """The NumPy reader of TREC files: whitespace-separated fields as byte spans,
-their numbers (:mod:`._numbers`), and every error message with its file and line."""
+their numbers (:mod:`~sklearn_rank.trec._numbers`), and every error message with its file and
+line."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def _plain_separators(text: np.ndarray, n_fields: int) -> np.ndarray | None:
     newlines, every line ``n_fields`` non-empty fields one separator apart
     and ending with a newline (so no blank line, nothing after the last
     newline). Scanned in blocks that stay in cache (on up to
-    :func:`~sklearn_rank._threads.thread_limit` threads), positions as int32
+    :func:`~sklearn_rank._utils.threads.thread_limit` threads), positions as int32
     when the text allows (whole-text temporaries of int64 positions cost
     more in memory traffic and page faults than the scan itself).
     """
@@ -265,7 +266,7 @@ class _Fields(_Parsed):
     def ids_and_numbers(self, ids: tuple[int, ...], j: int, what: str,
                         integer: bool = False) -> tuple[list[_Column], np.ndarray]:
         """As :meth:`_Parsed.ids_and_numbers`, as one list of tasks on up to
-        :func:`~sklearn_rank._threads.thread_limit` threads: the copy of each
+        :func:`~sklearn_rank._utils.threads.thread_limit` threads: the copy of each
         id field (a few large copies, which release the GIL) and the blocks
         of :class:`_FastValues` (measured on a 1M-line run: 30% faster than
         the copies on one thread beside the numbers on another)."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._queries import series_values
+from .._utils.queries import series_values
 
 __all__ = ["DataFrame", "is_frame", "table_from_frame"]
 

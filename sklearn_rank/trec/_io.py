@@ -1,10 +1,10 @@
 """Reading TREC qrels and run files fast, with errors that name the line.
 
-Two readers build the same tables (:mod:`._tables`) from the same bytes:
-pyarrow's CSV parser (:mod:`._arrow`), used when pyarrow is
+Two readers build the same tables (:mod:`~sklearn_rank.trec._tables`) from the same bytes:
+pyarrow's CSV parser (:mod:`~sklearn_rank.trec._arrow`), used when pyarrow is
 installed and a file has the plain layout (single spaces, a newline after
 every line, no blank or comment line), and a vectorised NumPy reader
-(:mod:`._fields`) for everything else, which also writes every error
+(:mod:`~sklearn_rank.trec._fields`) for everything else, which also writes every error
 message; the ``engine`` argument of :func:`read_qrels` and :func:`read_run`
 chooses. Both see the file without its gzip layer and without a leading
 UTF-8 byte-order mark.
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import HasMethods, StrOptions, validate_params
+from .._utils.validation import HasMethods, StrOptions, validate_params
 from ._arrow import _ArrowFields, _in_background, _pool
 from ._column import ID_ERRORS
 from ._fields import _Fields, _Parsed
@@ -71,7 +71,7 @@ def _read_buffer(path_or_buffer, progress: Callable | None,
                  arrow: bool = True) -> tuple[np.ndarray, str]:
     """The whole content (gunzipped, without a leading UTF-8 byte-order mark)
     as a uint8 array, and a name for messages; a file's bytes in memory of
-    Arrow's pool when ``arrow`` (see :func:`._arrow._arrow_buffer`)."""
+    Arrow's pool when ``arrow`` (see :func:`~sklearn_rank.trec._arrow._arrow_buffer`)."""
     if hasattr(path_or_buffer, "read"):
         data = path_or_buffer.read()
         name = str(getattr(path_or_buffer, "name", "<buffer>"))
@@ -128,7 +128,7 @@ def _gunzip(buf: np.ndarray, name: str) -> np.ndarray:
 def _allocate(size: int, arrow: bool = True) -> np.ndarray:
     """An uninitialised uint8 array, in memory of Arrow's pool when pyarrow
     may parse it (``arrow``, and pyarrow is installed: see
-    :func:`._arrow._arrow_buffer`)."""
+    :func:`~sklearn_rank.trec._arrow._arrow_buffer`)."""
     if arrow:
         try:
             import pyarrow as pa

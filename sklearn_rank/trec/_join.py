@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._threads import run_blocks, thread_limit
+from .._utils.threads import run_blocks, thread_limit
 from ._column import _text
 from ._tables import Qrels, Run, _Table
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._threads import run_blocks, thread_limit
+from .._utils.threads import run_blocks, thread_limit
 from ._column import _Column
 from ._decimal import decimal_values
 
@@ -54,7 +54,7 @@ def _prefixes(column: _Column):
 
 def for_blocks(work: Callable[[int], None], n_blocks: int):
     """``work(i)`` for i in ``range(n_blocks)``: on the calling thread for a
-    few blocks, else on up to :func:`~sklearn_rank._threads.thread_limit`
+    few blocks, else on up to :func:`~sklearn_rank._utils.threads.thread_limit`
     threads (joined before it returns). Each block writes its own part of the
     result, so the result is the same whatever the number of threads."""
     run_blocks(work, range(n_blocks), thread_limit() if n_blocks >= _MIN_BLOCKS else 1)
@@ -66,7 +66,7 @@ def _numbers(column: _Column, name: str, line: Callable[[int], int], what: str,
     line; with ``integer``, every value must be the integer C's ``atol``
     (trec_eval's reading of a relevance level) reads from its token.
     ``read``: the column's :class:`_FastValues`, its blocks read (default:
-    read here, on up to :func:`~sklearn_rank._threads.thread_limit` threads)."""
+    read here, on up to :func:`~sklearn_rank._utils.threads.thread_limit` threads)."""
     if read is None:
         read = _FastValues(column)
         for_blocks(read.read, read.n_blocks)
@@ -97,7 +97,7 @@ def _one_digit(column: _Column) -> np.ndarray | None:
 
 class _FastValues:
     """The values of a column's tokens, read vectorised in blocks of rows:
-    plain decimals by :func:`._decimal.decimal_values`, the others from their
+    plain decimals by :func:`~sklearn_rank.trec._decimal.decimal_values`, the others from their
     prefixes by NumPy, the long tokens one by one. :meth:`read` each of the
     :attr:`n_blocks` blocks (in any order, on any threads), then
     :meth:`result`: the values, or None if any token is not a finite number

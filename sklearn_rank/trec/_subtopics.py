@@ -1,4 +1,5 @@
-"""Relevance judgments per subtopic, for the diversity measures (:mod:`._diversity`).
+"""Relevance judgments per subtopic, for the diversity measures
+(:mod:`~sklearn_rank.trec._diversity`).
 
 A diversity qrels file (the TREC Web track's, read by ``ndeval``) has the
 usual four fields ``qid iter docno rel``, the second being the subtopic
@@ -19,7 +20,7 @@ import os
 
 import numpy as np
 
-from .._validation import HasMethods, StrOptions, validate_params
+from .._utils.validation import HasMethods, StrOptions, validate_params
 from ._frames import frame_ids, frame_values, is_frame
 from ._io import _ENGINES, _Layout, _read
 from ._tables import Qrels, _as_column

@@ -1,8 +1,9 @@
 """The TREC tables: relevance judgments (:class:`Qrels`) and runs (:class:`Run`).
 
 Rows of (qid, docno, value). Ids are kept as columns of bytes
-(:class:`._column._Column`, memory proportional to their bytes); the
-readers (:mod:`._io`) and the evaluation (:mod:`._join`, :mod:`._evaluate`)
+(:class:`~sklearn_rank.trec._column._Column`, memory proportional to their bytes); the
+readers (:mod:`~sklearn_rank.trec._io`) and the evaluation (:mod:`~sklearn_rank.trec._join`,
+:mod:`~sklearn_rank.trec._evaluate`)
 work on them through the public methods below.
 
 Ids are kept exactly. As text (the ``qid`` and ``docno`` attributes, an
@@ -24,8 +25,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .._hashing import has_equal, mix, pair_key
-from .._runs import runs_at as _runs_at
+from .._utils.hashing import has_equal, mix, pair_key
+from .._utils.runs import runs_at as _runs_at
 from ._column import ID_ERRORS, _Column
 
 __all__ = ["Qrels", "Run"]
@@ -171,7 +172,7 @@ class _Table:
     @property
     def keys(self) -> np.ndarray:
         """A 64-bit hash of each (qid, docno) pair: equal pairs, equal keys
-        (:func:`sklearn_rank._hashing.pair_key`; its high bits are well mixed)."""
+        (:func:`sklearn_rank._utils.hashing.pair_key`; its high bits are well mixed)."""
         return self._key
 
     @cached_property

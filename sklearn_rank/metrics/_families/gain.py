@@ -1,0 +1,237 @@
+"""Gain-based metrics: CG, DCG and NDCG, with their gains and discounts.
+
+Each metric is its kernel, its :class:`~sklearn_rank.metrics._definition.Metric` declaration and
+its public function; importing the module registers them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._definition import Metric, metric_function
+from .._engine.blocks import rowdot
+from .._engine.columns import Gain, Scaled, rows_scaled
+
+__all__ = ["cumulative_gain_score", "dcg_score", "ndcg_score"]
+
+
+_DISCOUNTED = ("k", "gain", "discount", "log_base", "ties", "empty", "convention")
+
+
+def discount_vector(discount, log_base: float, size: int, needed: int | None = None
+                    ) -> np.ndarray:
+    """Discount of ranks 1..size, of which ranks beyond ``needed`` hold no
+    document (a block's padding): an array or callable is asked for the
+    ``needed`` ones only, the others are 0."""
+    if needed is not None and needed < size and not isinstance(discount, str):
+        return np.concatenate((discount_vector(discount, log_base, needed),
+                               np.zeros(size - needed)))
+    ranks = np.arange(1, size + 1, dtype=np.float64)
+    if isinstance(discount, str):
+        if discount == "log2":
+            # 1 / log_b(r + 1); b = 2 is the standard discount.
+            return np.log(log_base) / np.log1p(ranks)
+        # Järvelin & Kekäläinen (2002): 1 / max(1, log_b r).
+        return 1.0 / np.maximum(1.0, np.log(ranks) / np.log(log_base))
+    if callable(discount):
+        values = np.asarray(discount(ranks), dtype=np.float64)
+        if values.shape != ranks.shape or not np.isfinite(values).all() or (values < 0).any():
+            raise ValueError(
+                "discount callable must return finite discounts >= 0, one per rank "
+                f"(called with ranks 1..{size}); got {np.array2string(values, threshold=8)}."
+            )
+        return values
+    return _discount_array(discount, size)
+
+
+def _discount_array(discount, size: int) -> np.ndarray:
+    """The first ``size`` values of a discount array, checked."""
+    values = np.asarray(discount, dtype=np.float64)
+    if values.ndim != 1 or not np.isfinite(values).all() or (values < 0).any():
+        raise ValueError(
+            "discount array must be 1-D with finite discounts >= 0 (discount[r - 1] "
+            "for rank r)."
+        )
+    if values.shape[0] < size:
+        raise ValueError(
+            f"discount array has {values.shape[0]} values but ranks up to {size} are "
+            f"needed; pass k <= {values.shape[0]} or a longer array."
+        )
+    return values[:size]
+
+
+def _gain(rank, p, scaled: bool = False):
+    """The gain column of the options; with ``scaled`` (for ratios: NDCG),
+    its :class:`~sklearn_rank.metrics._engine.columns.Scaled` version where a query of the block
+    needs it."""
+    col = Gain.of(p["gain"])
+    if scaled and rank.unranked(Scaled(col)) is not None:
+        return Scaled(col)
+    return col
+
+
+def _unit_scaled(d: np.ndarray) -> np.ndarray:
+    """Discounts divided by a power of two near their maximum if it is outside
+    [2**-400, 2**400] (changes no ratio, keeps sums finite)."""
+    out = rows_scaled(d[None, :])
+    return d if out is None else out[0]
+
+
+def _discounted(rank, p, k, scaled: bool = False):
+    col = _gain(rank, p, scaled)
+    kk = rank.cut(k)
+    d = discount_vector(p["discount"], p["log_base"], kk, min(kk, int(rank.lengths.max())))
+    if scaled:
+        d = _unit_scaled(d)
+    dcg = rowdot(rank.expected(col, kk), d)
+    ideal = rank.ideal(col)
+    idcg = rowdot(ideal[:, :kk], d)
+    return dcg, idcg, ideal[:, 0] <= 0
+
+
+def _cg(rank, p, k):
+    col = _gain(rank, p)
+    cg = rank.expected(col, rank.cut(k)).sum(axis=1)
+    return cg, rank.ideal(col)[:, 0] <= 0
+
+
+def _dcg(rank, p, k):
+    dcg, _, empty = _discounted(rank, p, k)
+    return dcg, empty
+
+
+def _ndcg(rank, p, k):
+    # A ratio: computed scale-free, so any finite gains give the right number.
+    dcg, idcg, empty = _discounted(rank, p, k, scaled=True)
+    empty = empty | (idcg <= 0)
+    return np.divide(dcg, idcg, out=np.zeros_like(dcg), where=~empty), empty
+
+
+CG = Metric(
+    "cg", "cumulative gain: sum of the top-k gains",
+    params=("k", "gain", "ties", "empty", "convention"), capabilities={"graded", "cutoff"},
+    kernel=_cg)
+
+
+@metric_function(CG)
+def cumulative_gain_score(y_true, y_score, *, qid=None, k=None, gain=None, ties=None,
+                          empty=None, sample_weight=None, convention=None) -> float:
+    """Cumulative gain CG@k: the sum of the gains of the top ``k`` documents.
+
+    See Also
+    --------
+    dcg_score : CG with a rank discount.
+    evaluate : Several metrics and per-query values at once.
+
+    Notes
+    -----
+    CG@k = sum over ranks r <= k of g(l_r), the gain of the label at rank r.
+    Spec: ``"cg@k"``.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import cumulative_gain_score
+    >>> cumulative_gain_score([[3, 2, 3, 0, 1, 2]], [[6, 5, 4, 3, 2, 1]], k=3,
+    ...                       gain="linear")
+    8.0
+    """
+
+
+DCG = Metric(
+    "dcg", "discounted cumulative gain",
+    params=_DISCOUNTED, capabilities={"graded", "cutoff"},
+    kernel=_dcg)
+
+
+@metric_function(DCG)
+def dcg_score(y_true, y_score, *, qid=None, k=None, gain=None, discount="log2",
+              log_base=2, ties=None, empty=None, sample_weight=None,
+              convention=None) -> float:
+    """Discounted cumulative gain DCG@k, averaged over queries.
+
+    See Also
+    --------
+    ndcg_score : DCG normalised by the ideal DCG.
+    evaluate : Several metrics and per-query values at once.
+
+    Notes
+    -----
+    DCG@k = sum over ranks r <= k of g(l_r) * d(r). With ``gain='linear'`` it
+    equals :func:`sklearn.metrics.dcg_score` (``convention='sklearn'``).
+    Spec: ``"dcg@k"``.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import dcg_score
+    >>> round(dcg_score([[3, 2, 3, 0, 1, 2]], [[6, 5, 4, 3, 2, 1]],
+    ...                 convention="sklearn"), 6)
+    6.861127
+    """
+
+
+NDCG = Metric(
+    "ndcg", "normalized DCG: DCG@k / ideal DCG@k",
+    params=_DISCOUNTED, capabilities={"graded", "cutoff", "bounded", "normalised"},
+    kernel=_ndcg)
+
+
+@metric_function(NDCG)
+def ndcg_score(y_true, y_score, *, qid=None, k=None, gain=None, discount="log2",
+               log_base=2, ties=None, empty=None, sample_weight=None,
+               convention=None) -> float:
+    """Normalized discounted cumulative gain NDCG@k, averaged over queries.
+
+    See Also
+    --------
+    dcg_score : The unnormalised DCG.
+    evaluate : Several metrics and per-query values at once.
+    sklearn.metrics.ndcg_score : The same with ``convention='sklearn'``.
+
+    Notes
+    -----
+    NDCG@k = DCG@k / IDCG@k, where DCG@k = sum over ranks r <= k of
+    g(l_r) * d(r) and IDCG@k is the DCG@k of the same query's documents sorted
+    by decreasing gain. A query whose IDCG is 0 has no relevant document; its
+    value is set by ``empty``. Every query counts once (weighted by its
+    ``sample_weight``), whatever its length. Spec: ``"ndcg@k"``.
+
+    NDCG is a ratio, so it is computed scale-free: a query whose largest gain
+    (or the largest discount) lies outside [2**-400, 2**400] has its gains
+    divided by a power of two near it (exact). Any finite gain works,
+    exponential gains of labels >= 1024 included, where DCG and CG, whose
+    values would exceed float64, raise a ValueError.
+
+    What "NDCG@10" means differs between libraries; ``convention`` reproduces
+    them exactly: scikit-learn uses linear gain and tie averaging, LightGBM and
+    XGBoost exponential gain, input order for ties and 1 for empty queries.
+    XGBoost's bare ``"ndcg"`` metric is NDCG@32, not the whole list: compare it
+    with ``k=32``.
+
+    References
+    ----------
+    Järvelin, K., & Kekäläinen, J. (2002). Cumulated gain-based evaluation of
+    IR techniques. ACM TOIS 20(4), 422-446.
+
+    McSherry, F., & Najork, M. (2008). Computing information retrieval
+    performance measures efficiently in the presence of tied scores. ECIR.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import ndcg_score
+    >>> y_true = [3, 2, 3, 0, 1, 2]
+    >>> y_score = [6, 5, 4, 3, 2, 1]
+    >>> qid = [7, 7, 7, 7, 7, 7]
+    >>> round(ndcg_score(y_true, y_score, qid=qid), 6)
+    0.948811
+    >>> round(ndcg_score(y_true, y_score, qid=qid, gain="linear"), 6)
+    0.960808
+    >>> round(ndcg_score(y_true, y_score, qid=qid, gain="linear", discount="classic"), 6)
+    0.931509
+
+    Ties are averaged over all orderings, as in scikit-learn:
+
+    >>> round(ndcg_score([[1, 0, 0, 0]], [[1, 1, 1, 0]]), 6)
+    0.71031
+    >>> ndcg_score([[1, 0, 0, 0]], [[1, 1, 1, 0]], convention="lightgbm")
+    1.0
+    """
