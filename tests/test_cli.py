@@ -585,7 +585,7 @@ def test_compare_corrections_and_seed(tmp_path):
     """--correction fdr_bh is compare(correction="fdr_bh"); the default --seed 0 is
     compare's default seed, so the report repeats."""
     from sklearn_rank.stats import compare
-    from sklearn_rank.stats._comparison import _p
+    from sklearn_rank.stats._comparison import p_text
     from sklearn_rank.trec import evaluate_run
 
     qrels, bad, good = _more_queries(tmp_path, n_queries=12)
@@ -597,7 +597,7 @@ def test_compare_corrections_and_seed(tmp_path):
     report = compare(evs, correction="fdr_bh", n_resamples=500, missing="zero")
     assert "p (BH)" in out and "Benjamini-Hochberg" in out
     for c in report.comparisons:
-        assert f"{_p(c.pvalue_corrected, True)} (BH)" in out
+        assert f"{p_text(c.pvalue_corrected, True)} (BH)" in out
     assert _run(*args, "--correction", "fdr_bh").stdout == out  # seeded by default
     assert _run(*args, "--correction", "fdr_bh", "--seed", "0").stdout == out
     proc = _run(*args, "--correction", "bh", check=False)

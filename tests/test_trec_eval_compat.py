@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 import pytest
-from sklearn_rank.trec._trec_eval.drop_in.table import NICKNAMES
+from sklearn_rank.trec._trec_eval.table import NICKNAMES
 
 from sklearn_rank.trec import trec_eval
 

@@ -201,7 +201,8 @@ class _Table:
             return None
         return int(i[np.argmax(same)]), int(j[np.argmax(same)])
 
-    def _n_queries(self) -> int:
+    def n_queries(self) -> int:
+        """The number of distinct query ids."""
         starts = self.query_runs[0]
         if self._qid.compact:
             return np.unique(self._qid.fixed(starts)).shape[0]
@@ -288,7 +289,7 @@ class Qrels(_Table):
                          f"integers (it would read this one as {int(values[i])})")
 
     def __repr__(self) -> str:
-        return (f"Qrels({len(self)} judgments, {self._n_queries()} queries, "
+        return (f"Qrels({len(self)} judgments, {self.n_queries()} queries, "
                 f"{int((self.rel > 0).sum())} with level > 0)")
 
     @classmethod
@@ -360,7 +361,7 @@ class Run(_Table):
         self.name = name
 
     def __repr__(self) -> str:
-        return f"Run({self.name!r}, {len(self)} documents, {self._n_queries()} queries)"
+        return f"Run({self.name!r}, {len(self)} documents, {self.n_queries()} queries)"
 
     @classmethod
     def from_dict(cls, scores: dict, name: str = "run") -> Run:
