@@ -83,7 +83,7 @@ def at_k_families(specs, labels=None) -> list[tuple[str, list]]:
     ``ndcg_cut_10``, ``ndcg(gain='linear', empty='one')@k`` for a spec printed
     canonically.
     """
-    from .metrics import parse_metric
+    from .metrics._vocab.spec import parse_metric
 
     labels = labels or {}
     with_k = [s for s in specs if getattr(s, "k", None) is not None] or [
@@ -147,7 +147,7 @@ def draw_differences(ax, d, *, metric: str, system: str, baseline: str,
     losses it counts in the title."""
     from matplotlib.ticker import MaxNLocator
 
-    from .stats._comparison import counted, percent
+    from ._utils.text import counted, percent
 
     d = np.sort(np.asarray(d, dtype=float))[::-1]
     ax.bar(np.arange(d.shape[0]), d, width=1.0, color=np.where(d >= 0, "tab:green", "tab:red"))

@@ -584,8 +584,8 @@ def test_compare_prints_the_report(tmp_path):
 def test_compare_corrections_and_seed(tmp_path):
     """--correction fdr_bh is compare(correction="fdr_bh"); the default --seed 0 is
     compare's default seed, so the report repeats."""
+    from sklearn_rank._utils.text import p_text
     from sklearn_rank.stats import compare
-    from sklearn_rank.stats._comparison import p_text
     from sklearn_rank.trec import evaluate_run
 
     qrels, bad, good = _more_queries(tmp_path, n_queries=12)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._utils.text import counted, p_text, percent
 from ._corrections import label
 from ._scale import quantity
 
@@ -140,22 +141,3 @@ class Comparison:
                 f"{TESTS[self.test]} are different methods, which can disagree near the "
                 f"threshold, more often with few queries ({self.n_queries}); the verdict is "
                 "the test's")
-
-
-def counted(n: int, noun: str, plural: str | None = None) -> str:
-    """``1 win``, ``2 wins``, ``0 losses``: a count with its noun in the
-    right number (``plural``: the noun's plural when not ``noun + "s"``)."""
-    return f"{n} {noun if n == 1 else plural or noun + 's'}"
-
-
-def percent(level: float) -> str:
-    """``0.95`` -> ``"95%"``, ``0.975`` -> ``"97.5%"``."""
-    return f"{level * 100:.10g}%"
-
-
-def p_text(p: float, sentence: bool = False) -> str:
-    """A p-value as reports print it: three decimals, ``<0.001`` below that (``= 0.012``,
-    ``< 0.001`` inside a ``sentence``)."""
-    if p < 0.001:
-        return "< 0.001" if sentence else "<0.001"
-    return f"= {p:.3f}" if sentence else f"{p:.3f}"

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ._comparison import TESTS, counted, p_text, percent
+from .._utils.text import counted, p_text, percent
+from ._comparison import TESTS
 from ._corrections import label
 from ._escape import latex_cell, latex_comment, latex_pvalue, latex_row, markdown_cell
 from ._scale import scale_note

@@ -28,6 +28,7 @@ import numpy as np
 from .._utils.hashing import has_equal, mix, pair_key
 from .._utils.runs import runs_at as _runs_at
 from ._column import ID_ERRORS, _Column
+from ._frames import frame_columns
 
 __all__ = ["Qrels", "Run"]
 
@@ -49,6 +50,18 @@ class DuplicateError(ValueError):
         head = f"{prefix}: " if prefix else f"{self.kind}: "
         return (f"{head}document {self.docno!r} appears twice for query {self.qid!r} "
                 f"({where}); each {each} lists a document once per query.")
+
+
+def _from_frame(cls, frame, **kwargs):
+    """A :class:`Qrels` or :class:`Run` (``cls``) from a DataFrame in one of the
+    two layouts; ``kwargs`` go to the table (a run's ``name``)."""
+    try:
+        return cls(*frame_columns(frame, cls.__name__), **kwargs)
+    except DuplicateError as error:  # (the rules of a file, rows for its lines)
+        what = "qrels" if cls.__name__ == "Qrels" else "run"
+        raise ValueError(error.described(f"rows {error.rows[0]} and {error.rows[1]}, "
+                                         "counted from 0", f"{what} DataFrame",
+                                         f"The {what} DataFrame")) from None
 
 
 def _utf8(text: str, what: str) -> bytes:
@@ -324,9 +337,7 @@ class Qrels(_Table):
         >>> evaluate_run(qrels, run, ["recip_rank"]).per_query["recip_rank"]
         array([0.5, 1. ])
         """
-        from ._frames import table_from_frame
-
-        return table_from_frame(cls, frame)
+        return _from_frame(cls, frame)
 
 
 class Run(_Table):
@@ -377,6 +388,4 @@ class Run(_Table):
         Other columns are ignored: a ``rank`` column too, as trec_eval ranks by
         score. Ids follow :meth:`Qrels.from_frame`'s rules.
         """
-        from ._frames import table_from_frame
-
-        return table_from_frame(cls, frame, name=name)
+        return _from_frame(cls, frame, name=name)
