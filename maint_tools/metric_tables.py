@@ -24,6 +24,7 @@ installed package has no use for the code that renders them.
 from __future__ import annotations
 
 import argparse
+import difflib
 import re
 import sys
 from dataclasses import dataclass
@@ -154,8 +155,10 @@ def rewrite(text: str, fmt: str, metrics=None) -> str:
     return f"{head}{begin}\n\n{RENDER[fmt](metrics)}\n{end}\n{tail}"
 
 
-def stale(root: Path = ROOT) -> list[str]:
-    """The pages whose table is not what :func:`rewrite` writes."""
+def stale(root: Path | None = None) -> list[str]:
+    """The pages (under ``root``, the checkout by default) whose table is not
+    what :func:`rewrite` writes."""
+    root = ROOT if root is None else root
     return [page for page, fmt in TARGETS.items()
             if rewrite(text := (root / page).read_text(encoding="utf-8"), fmt) != text]
 
@@ -168,7 +171,12 @@ def main(argv=None) -> int:
     if args.check:
         pages = stale()
         for page in pages:
+            text = (ROOT / page).read_text(encoding="utf-8")
+            want = rewrite(text, TARGETS[page])
             print(f"{page}: the metric table differs from the registry; run {COMMAND}")
+            print("".join(difflib.unified_diff(text.splitlines(True), want.splitlines(True),
+                                               f"{page} (committed)",
+                                               f"{page} (from the registry)", n=1)))
         return 1 if pages else 0
     for page, fmt in TARGETS.items():
         path = ROOT / page
