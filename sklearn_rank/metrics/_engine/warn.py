@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import inspect
 import os
+import sys
 import warnings
 
 __all__ = ["warn"]
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+#: The folder of the whole package (its top-level ``__init__``), wherever this module sits.
+_PACKAGE = os.path.dirname(os.path.abspath(sys.modules[__name__.partition(".")[0]].__file__)) + os.sep
 
 
 def warn(message: str, category: type[Warning] = UserWarning) -> None:
