@@ -10,7 +10,8 @@ import warnings
 __all__ = ["warn"]
 
 #: The folder of the whole package (its top-level ``__init__``), wherever this module sits.
-_PACKAGE = os.path.dirname(os.path.abspath(sys.modules[__name__.partition(".")[0]].__file__)) + os.sep
+_TOP = sys.modules[__name__.partition(".")[0]]
+_PACKAGE = os.path.dirname(os.path.abspath(_TOP.__file__)) + os.sep
 
 
 def warn(message: str, category: type[Warning] = UserWarning) -> None:
