@@ -18,6 +18,7 @@ labels once.
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 import keyword
 import re
@@ -55,21 +56,25 @@ class _UserFunction:
     func: Callable
     vectorized: bool
     additive: bool
+    takes: tuple  # the options the function takes: "k", "threshold"
 
-    def __call__(self, labels: np.ndarray, lengths: np.ndarray, qids) -> np.ndarray:
+    def __call__(self, labels: np.ndarray, lengths: np.ndarray, options: dict,
+                 qids) -> np.ndarray:
         """Values of the rows of ``labels`` (a fresh (n, w) array, zero beyond
-        ``lengths``); ``qids(i)`` is the query id of row i, for messages."""
+        ``lengths``) under ``options`` (``k`` and ``threshold``); ``qids(i)``
+        is the query id of row i, for messages."""
+        extra = {name: options[name] for name in self.takes}
         if not self.vectorized:
             values = np.empty(labels.shape[0])
             for i in range(labels.shape[0]):
-                values[i] = self._scalar(self.func(labels[i, :lengths[i]]), qids, i)
+                values[i] = self._scalar(self.func(labels[i, :lengths[i]], **extra), qids, i)
             return values
         values = np.zeros(labels.shape[0])
         step = max(1, _CELLS // max(labels.shape[1], 1))
         for lo in range(0, labels.shape[0], step):
             hi = min(lo + step, labels.shape[0])
-            values[lo:hi] = self._block(self.func(labels[lo:hi], lengths[lo:hi].copy()),
-                                        hi - lo, qids, lo)
+            values[lo:hi] = self._block(
+                self.func(labels[lo:hi], lengths[lo:hi].copy(), **extra), hi - lo, qids, lo)
         return values
 
     def _scalar(self, value, qids, i: int) -> float:
@@ -121,6 +126,7 @@ def _kernel(user: _UserFunction) -> Callable:
     """The registry kernel of a user's function: ``kernel(rank, options, k)``."""
 
     def kernel(rank, p, k):
+        options = {"k": k, "threshold": p["threshold"]}
         cut = rank.cut(k)
         empty = rank.count(Relevant(p["threshold"])) == 0
         n = rank.lengths if rank.retrieved is None else rank.retrieved
@@ -141,19 +147,20 @@ def _kernel(user: _UserFunction) -> Callable:
             plain[rank.tie_rows] = False
         rows = np.flatnonzero(plain)
         if rows.shape[0]:
-            values[rows] = user(ranked[rows], lengths[rows], qids(rows))
+            values[rows] = user(ranked[rows], lengths[rows], options, qids(rows))
         if rank.tied:
             tied = rank.tie_rows[~empty[rank.tie_rows]]
             if tied.shape[0]:
-                values[tied] = _averaged(user, rank, tied, cut, lengths, qids)
+                values[tied] = _averaged(user, rank, tied, options, lengths, qids)
         return values, empty
 
     return kernel
 
 
-def _averaged(user: _UserFunction, rank, tied: np.ndarray, cut: int, lengths: np.ndarray,
-              qids) -> np.ndarray:
+def _averaged(user: _UserFunction, rank, tied: np.ndarray, options: dict,
+              lengths: np.ndarray, qids) -> np.ndarray:
     """The expected values of the block rows ``tied`` over their tie orders."""
+    cut = rank.cut(options["k"])
     full = rank.ranked(LABELS)
     gstart, gend = rank.tie_groups(rank.width)
     where = np.searchsorted(rank.tie_rows, tied)  # their rows among the tie rows
@@ -169,7 +176,7 @@ def _averaged(user: _UserFunction, rank, tied: np.ndarray, cut: int, lengths: np
             weights.append(weight)
     owners = np.asarray(owners, dtype=np.intp)
     values = user(np.asarray(sequences, dtype=np.float64).reshape(len(sequences), cut),
-                  lengths[tied][owners], lambda i: qid(int(owners[i])))
+                  lengths[tied][owners], options, lambda i: qid(int(owners[i])))
     return np.bincount(owners, weights=np.asarray(weights) * values, minlength=tied.shape[0])
 
 
@@ -319,14 +326,18 @@ def register_metric(name: str, func: Callable, *, vectorized: bool = False,
         shorter than ``k`` gives a shorter array). It returns the query's
         value, a finite number. It is never called for a query without a
         relevant document (no label >= ``threshold``): the ``empty`` option
-        scores those. It gets a copy of the labels, and may be called from
-        several threads at once: keep it free of state.
+        scores those. A function with a parameter named ``k`` also gets the
+        cut-off (None without one; precision@k divides by it), one named
+        ``threshold`` the spec's threshold: ``func(labels, k=5,
+        threshold=1.0)``. It gets a copy of the labels, and may be called from several
+        threads at once: keep it free of state.
     vectorized : bool, default=False
-        ``func(labels, lengths) -> values`` instead: ``labels`` is a 2-D
-        array of shape (n, w), a query per row in ranked order, zero beyond
-        each row's ``lengths[i]`` ranks (w is the cut-off, or the longest
-        query of the block); it returns an array of shape (n,). Faster for
-        many queries: one call per block of queries.
+        ``func(labels, lengths) -> values`` instead (with ``k`` and
+        ``threshold`` as above): ``labels`` is a 2-D array of shape (n, w), a query per row in
+        ranked order, zero beyond each row's ``lengths[i]`` ranks (w is the
+        cut-off, or the width of the block: at least its longest query); it
+        returns an array of shape (n,). Faster for many queries: one call per
+        block of queries.
     additive : bool, default=False
         Declare that the value is a sum over ranks of a term that depends on
         the rank and the label at that rank only (DCG, precision@k, RBP; not
@@ -385,7 +396,12 @@ def register_metric(name: str, func: Callable, *, vectorized: bool = False,
     if summary is None:
         doc = (getattr(func, "__doc__", None) or "").strip()
         summary = doc.splitlines()[0] if doc else f"a metric registered by {_short(func)}"
-    user = _UserFunction(name, func, vectorized, additive)
+    try:
+        parameters = inspect.signature(func).parameters
+    except (TypeError, ValueError):  # a builtin without a signature
+        parameters = {}
+    takes = tuple(option for option in ("k", "threshold") if option in parameters)
+    user = _UserFunction(name, func, vectorized, additive, takes)
     metric = Metric(name, summary, params=_PARAMS, capabilities={"binary", "cutoff"},
                     kernel=_kernel(user))
     register(metric)

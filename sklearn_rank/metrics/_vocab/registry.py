@@ -56,28 +56,31 @@ def unregister(name: str) -> None:
 def _entry_point(name: str) -> None:
     """Load the entry points of :data:`ENTRY_POINTS` called ``name`` (once
     per name and ``sys.path``): installed packages' metrics."""
-    tried = _LOADED.setdefault(tuple(sys.path), set())
-    if name in tried:
-        return
-    tried.add(name)
+    tried = _LOADED.setdefault(tuple(sys.path), {})
+    if name not in tried:
+        tried[name] = None
+        tried[name] = _load(name)
+    if tried[name] is not None:  # the same error every time the name is asked for
+        raise ValueError(tried[name])
+
+
+def _load(name: str) -> str | None:
+    """Load the entry points called ``name``; the error message, or None."""
     from importlib.metadata import entry_points
 
     for point in entry_points(group=ENTRY_POINTS, name=name):
+        where = (f"Metric {shown(name)}: the entry point {point.name} = {point.value} of "
+                 f"group {ENTRY_POINTS!r}")
         try:
             loaded = point.load()
             if callable(loaded) and not isinstance(loaded, type(sys)):
                 loaded()
         except Exception as exc:
-            raise ValueError(
-                f"Metric {shown(name)}: the entry point {point.name} = {point.value} of "
-                f"group {ENTRY_POINTS!r} failed to load: {type(exc).__name__}: {exc}"
-            ) from exc
+            return f"{where} failed to load: {type(exc).__name__}: {exc}"
         if name not in METRICS:
-            raise ValueError(
-                f"Metric {shown(name)}: the entry point {point.name} = {point.value} of "
-                f"group {ENTRY_POINTS!r} loaded but registered no metric {name!r} (it "
-                "should call sklearn_rank.metrics.register_metric)."
-            )
+            return (f"{where} loaded but registered no metric {name!r} (it should call "
+                    "sklearn_rank.metrics.register_metric).")
+    return None
 
 
 def closest(name: str, choices) -> str:
