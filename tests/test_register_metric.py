@@ -13,12 +13,18 @@ other tests.
 from __future__ import annotations
 
 import contextlib
+import doctest
+import io
 import itertools
 import json
 import os
+import re
+import shlex
+import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -574,3 +580,152 @@ def test_trec_eval_names_match_the_engine_table():
     from sklearn_rank.trec._trec_eval.table import MEASURES, NICKNAMES
 
     assert TREC_EVAL_NAMES == {*MEASURES, *NICKNAMES}
+
+
+# -- the documentation pages, followed to the letter -------------------------------------
+
+DOCS = Path(__file__).parents[1] / "docs"
+# the console script `sklearn-rank` (no current directory on sys.path: python -P)
+PROGRAM = [sys.executable, "-P", "-c",
+           "import sys; from sklearn_rank.cli._entry import program; sys.exit(program())"]
+
+
+def _code_blocks(page: Path) -> list[tuple[str, str | None, str]]:
+    """``(language, caption, text)`` of every ``code-block`` of a page."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    out, i = [], 0
+    while i < len(lines):
+        directive = re.match(r"\.\. code-block:: (\S+)", lines[i])
+        i += 1
+        if directive is None:
+            continue
+        caption = None
+        while i < len(lines) and lines[i].startswith("   :"):
+            option = re.match(r"   :caption: (.+)", lines[i])
+            caption = option.group(1) if option else caption
+            i += 1
+        body = []
+        while i < len(lines) and (not lines[i].strip() or lines[i].startswith("   ")):
+            body.append(lines[i])
+            i += 1
+        out.append((directive.group(1), caption, textwrap.dedent("\n".join(body)).strip("\n")
+                    + "\n"))
+    return out
+
+
+def _console(block: str, cwd: Path, *paths) -> None:
+    """Run a console block's command (``$ sklearn-rank ...``) and compare its
+    output with the block's."""
+    command, *shown = block.rstrip("\n").split("\n")
+    args = shlex.split(command.removeprefix("$ "))
+    assert args[0] == "sklearn-rank"
+    done = subprocess.run([*PROGRAM, *args[1:]], capture_output=True, text=True, cwd=cwd,
+                          env=_env(*paths), timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert [line.rstrip() for line in done.stdout.rstrip("\n").split("\n")] == shown
+
+
+def test_user_guide_page_followed_to_the_letter(tmp_path):
+    page = DOCS / "user_guide" / "custom_metrics.rst"
+    # its doctests, in a fresh namespace
+    test = doctest.DocTestParser().get_doctest(page.read_text(encoding="utf-8"),
+                                               {"__name__": "__main__"}, page.name, str(page), 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    out = io.StringIO()
+    with _restored():
+        runner.run(test, out=out.write)
+    assert runner.failures == 0 and runner.tries > 20, out.getvalue()
+    # its files and commands: --plugin, then an installed package's entry point
+    blocks = _code_blocks(page)
+    files = {caption: text for _, caption, text in blocks if caption}
+    consoles = [text for language, _, text in blocks if language == "console"]
+    assert len(consoles) == 2
+    work = tmp_path / "work"
+    work.mkdir()
+    for name in ("my_metrics.py", "qrels.txt", "run.txt"):
+        (work / name).write_text(files[name])
+    _console(consoles[0], work)
+    site = tmp_path / "site"
+    site.mkdir()
+    (work / "my_metrics.py").rename(site / "my_metrics.py")
+    _distribution(site, _entry_points_txt(files["pyproject.toml"]), name="my_metrics_package")
+    _console(consoles[1], work, site)
+
+
+def _entry_points_txt(pyproject: str) -> str:
+    """The entry_points.txt that installing a package with this pyproject.toml
+    ``[project.entry-points."group"]`` table writes (tomllib is Python 3.11+)."""
+    out = []
+    for line in pyproject.splitlines():
+        table = re.fullmatch(r'\[project\.entry-points\."([^"]+)"\]', line.strip())
+        entry = re.fullmatch(r'(\S+)\s*=\s*"([^"]+)"', line.strip())
+        if table:
+            out.append(f"[{table.group(1)}]")
+        elif entry:
+            out.append(f"{entry.group(1)} = {entry.group(2)}")
+    assert out[0] == "[sklearn_rank.metrics]" and len(out) > 1, pyproject
+    return "\n".join(out) + "\n"
+
+
+def _insert_import(text: str, line: str) -> str:
+    """``line`` (``from ._families.x import ...``) among the family imports of
+    metrics/__init__.py, in sorted order."""
+    lines = text.split("\n")
+    at = next((i for i, old in enumerate(lines) if old.startswith("from ._families.")
+               and old > line), None)
+    if at is None:
+        at = lines.index("document_metrics()")
+    return "\n".join([*lines[:at], line, *lines[at:]])
+
+
+def test_contributor_page_followed_to_the_letter(tmp_path):
+    """The page's steps applied to a copy of the package: the new metric is in the
+    registry, its function exported and documented, its doctest and the page's
+    test pass, and the tests derived from the registry take it in."""
+    page = DOCS / "contributing" / "adding_a_metric.rst"
+    files = {caption: text for _, caption, text in _code_blocks(page)}
+    root = Path(__file__).parents[1]
+    skip = shutil.ignore_patterns("__pycache__", "_build", "generated", "auto_examples")
+    shutil.copytree(root / "sklearn_rank", tmp_path / "sklearn_rank", ignore=skip)
+    shutil.copytree(root / "docs", tmp_path / "docs", ignore=skip)
+    (tmp_path / "tests").mkdir()
+    for name in ("test_one_name.py", "test_docs.py", "test_metrics.py"):
+        shutil.copy(root / "tests" / name, tmp_path / "tests" / name)
+    # 1. the module
+    family = "sklearn_rank/metrics/_families/mean_gain.py"
+    (tmp_path / family).write_text(files[family])
+    # 2. the export
+    init = tmp_path / "sklearn_rank/metrics/__init__.py"
+    text = _insert_import(init.read_text(), files["sklearn_rank/metrics/__init__.py"].strip())
+    text = text.replace("__all__ = [\n", "__all__ = [\n    "
+                        + files["sklearn_rank/metrics/__init__.py, __all__"], 1)
+    init.write_text(text)
+    # 3. the API page, in the list of its section
+    api = tmp_path / "docs/api/index.rst"
+    entry = files["docs/api/index.rst, Gain-based metrics"].strip()
+    lines = api.read_text().split("\n")
+    at = next(i for i in range(lines.index("Gain-based metrics"), len(lines))
+              if lines[i].startswith(".. autosummary::"))
+    at = next(i for i in range(at, len(lines)) if re.fullmatch(r" {3}\w+", lines[i]))
+    while re.fullmatch(r" {3}\w+", lines[at]):  # after the section's last entry
+        at += 1
+    api.write_text("\n".join([*lines[:at], f"   {entry}", *lines[at:]]))
+    # 4. the test of the definition
+    with open(tmp_path / "tests/test_metrics.py", "a") as tests:
+        tests.write("\n\n" + files["tests/test_metrics.py"])
+    check = ("import sys; sys.path.insert(0, 'tests'); import sklearn_rank.metrics as m; "
+             "from test_docs import missing_names; "
+             "assert m.__file__.startswith(sys.argv[1]), m.__file__; "
+             "assert 'mean_gain' in m.get_metric_names() and 'mean_gain_score' in m.__all__; "
+             "assert missing_names(open('docs/api/index.rst').read()) == []")
+    done = subprocess.run([sys.executable, "-c", check, str(tmp_path)], cwd=tmp_path,
+                          capture_output=True, text=True, env=_env(tmp_path), timeout=300)
+    assert done.returncode == 0, done.stderr
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--doctest-modules",
+         family, "tests/test_metrics.py", "tests/test_one_name.py", "-k",
+         "mean_gain or covers_every or keys_are"],
+        cwd=tmp_path, capture_output=True, text=True, env=_env(tmp_path), timeout=600)
+    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-2000:]
+    counts = re.search(r"(\d+) passed", done.stdout)
+    assert counts and int(counts.group(1)) >= 6, done.stdout[-2000:]
