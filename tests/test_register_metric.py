@@ -102,7 +102,7 @@ def _registered():
         yield
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def registered():
     before = set(get_metric_names())
     with _registered():

@@ -39,9 +39,10 @@ from ._vocab.trec_eval import TREC_CUTOFF_MEASURES, TREC_EVAL_NAMES, TREC_MEASUR
 __all__ = ["MAX_ORDERS", "MetricRegistration", "register_metric"]
 
 #: Most label orders that ``ties="average"`` enumerates for one query of a
-#: metric that is not declared ``additive``; beyond, a ValueError names
-#: ``ties="stable"``.
-MAX_ORDERS = 10_000
+#: metric that is not declared ``additive`` (and at most ``_MAX_LABELS``
+#: labels in all); beyond, a ValueError names ``ties="stable"``.
+MAX_ORDERS = 100_000
+_MAX_LABELS = 1 << 24
 #: Most cells (sequences x ranks) handed to a vectorised function at once.
 _CELLS = 1 << 20
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
@@ -159,65 +160,79 @@ def _kernel(user: _UserFunction) -> Callable:
 
 def _averaged(user: _UserFunction, rank, tied: np.ndarray, options: dict,
               lengths: np.ndarray, qids) -> np.ndarray:
-    """The expected values of the block rows ``tied`` over their tie orders."""
+    """The expected values of the block rows ``tied`` over their tie orders,
+    their label sequences handed to the function in batches of about
+    ``_CELLS`` labels."""
     cut = rank.cut(options["k"])
     full = rank.ranked(LABELS)
     gstart, gend = rank.tie_groups(rank.width)
     where = np.searchsorted(rank.tie_rows, tied)  # their rows among the tie rows
     qid = qids(tied)
-    sequences, owners, weights = [], [], []
+    out = np.zeros(tied.shape[0])
+    pending: list = []
+
+    def flush():
+        owners = np.concatenate([np.full(w.shape[0], j) for j, _, w in pending])
+        values = user(np.concatenate([s for _, s, _ in pending]), lengths[tied][owners],
+                      options, lambda i: qid(int(owners[i])))
+        weights = np.concatenate([w for _, _, w in pending])
+        out[:] += np.bincount(owners, weights=weights * values, minlength=out.shape[0])
+        pending.clear()
+
     for j, (row, at) in enumerate(zip(tied, where, strict=True)):
         starts = np.flatnonzero(gstart[at, :cut] == np.arange(cut))
         groups = [(int(a), int(gend[at, a]) + 1) for a in starts if gend[at, a] > a]
-        for sequence, weight in _expansions(user, full[row], groups, cut,
-                                            functools.partial(qid, j)):
-            sequences.append(sequence)
-            owners.append(j)
-            weights.append(weight)
-    owners = np.asarray(owners, dtype=np.intp)
-    values = user(np.asarray(sequences, dtype=np.float64).reshape(len(sequences), cut),
-                  lengths[tied][owners], options, lambda i: qid(int(owners[i])))
-    return np.bincount(owners, weights=np.asarray(weights) * values, minlength=tied.shape[0])
+        sequences, weights = _expansions(user, full[row], groups, cut,
+                                         functools.partial(qid, j))
+        pending.append((j, sequences, weights))
+        if sum(s.size for _, s, _ in pending) >= _CELLS:
+            flush()
+    if pending:
+        flush()
+    return out
 
 
 def _expansions(user: _UserFunction, labels: np.ndarray, groups: list, cut: int, qid):
-    """``(sequence, weight)`` pairs whose weighted sum of values is the
-    expected value of the ranking ``labels`` (its ranks up to ``cut``) over
-    the orders of the tie groups ``groups`` (``(start, end)`` columns)."""
+    """``(sequences, weights)``, (n, cut) and (n,), whose weighted sum of
+    values is the expected value of the ranking ``labels`` (its ranks up to
+    ``cut``) over the orders of the tie groups ``groups`` (``(start, end)``
+    columns)."""
     groups = [(a, b) for a, b in groups if (labels[a:b] != labels[a]).any()]
-    base = labels[:cut]
     if not groups:
-        return [(base, 1.0)]
+        return labels[None, :cut].copy(), np.ones(1)
     if user.additive:
-        # value = f(base) + sum over groups of (mean over rotations - f(base))
-        out = [(base, 1.0 - len(groups) + sum(1.0 / (b - a) for a, b in groups))]
+        # value = f(labels) + sum over groups of (mean over rotations - f(labels))
+        parts = [labels[None, :cut]]
+        weights = [np.array([1.0 - len(groups) + sum(1.0 / (b - a) for a, b in groups)])]
         for a, b in groups:
-            for shift in range(1, b - a):
-                rotated = labels.copy()
-                rotated[a:b] = np.roll(labels[a:b], shift)
-                out.append((rotated[:cut], 1.0 / (b - a)))
-        return out
+            size = b - a
+            shift = np.arange(1, size)[:, None]
+            rotated = np.repeat(labels[None, :], size - 1, axis=0)
+            rotated[:, a:b] = labels[a:b][(np.arange(size) - shift) % size]  # np.roll's
+            parts.append(rotated[:, :cut])
+            weights.append(np.full(size - 1, 1.0 / size))
+        return np.concatenate(parts), np.concatenate(weights)
+    limit = min(MAX_ORDERS, max(1, _MAX_LABELS // cut))
     choices, total = [], 1
     for a, b in groups:
-        prefixes = list(itertools.islice(_prefixes(Counter(labels[a:b].tolist()), b - a,
-                                                   min(b, cut) - a), MAX_ORDERS + 1))
-        total *= len(prefixes)
-        if total > MAX_ORDERS:
+        drawn = list(itertools.islice(_prefixes(Counter(labels[a:b].tolist()), b - a,
+                                                min(b, cut) - a), limit + 1))
+        total *= len(drawn)
+        if total > limit:
             raise ValueError(
                 f"Metric {user.name!r} (register_metric) under ties='average' would enumerate "
-                f"more than {MAX_ORDERS} orders of the tied documents of query {qid()!r}. "
+                f"more than {limit} orders of the tied documents of query {qid()!r}. "
                 "Pass ties='stable' (input order), 'pessimistic' or 'optimistic', or register "
                 "the metric with additive=True if its value is a sum over ranks of a term of "
                 "the rank and its label (then ties are averaged per position).")
-        choices.append([(a, prefix, weight) for prefix, weight in prefixes])
-    out = []
-    for pick in itertools.product(*choices):
-        sequence, weight = labels.copy(), 1.0
-        for a, prefix, w in pick:
-            sequence[a:a + len(prefix)] = prefix
-            weight *= w
-        out.append((sequence[:cut], weight))
-    return out
+        choices.append((a, np.array([p for p, _ in drawn]), np.array([w for _, w in drawn])))
+    picks = np.indices([len(w) for _, _, w in choices]).reshape(len(choices), -1)
+    sequences = np.repeat(labels[None, :cut], picks.shape[1], axis=0)
+    weights = np.ones(picks.shape[1])
+    for (a, prefixes, w), pick in zip(choices, picks, strict=True):
+        sequences[:, a:a + prefixes.shape[1]] = prefixes[pick]
+        weights *= w[pick]
+    return sequences, weights
 
 
 def _prefixes(counts: Counter, size: int, length: int):
@@ -344,7 +359,7 @@ def register_metric(name: str, func: Callable, *, vectorized: bool = False,
         AP or reciprocal rank). ``ties="average"`` then averages each tie
         group per position, with as many calls as tied documents; otherwise
         it enumerates the distinct label orders of the tie groups, and refuses
-        a query with more than 10,000 of them (a ValueError that names
+        a query with more than 100,000 of them (a ValueError that names
         ``ties="stable"``).
     summary : str, default=None
         One line for listings; default: the first line of ``func``'s
