@@ -18,6 +18,7 @@ import io
 import itertools
 import json
 import os
+import pickle
 import re
 import shlex
 import shutil
@@ -441,6 +442,32 @@ def test_entry_points_load_when_a_name_is_first_used(tmp_path, monkeypatch, data
     for module in ("ep_metrics", "ep_setup", "ep_broken", "ep_nothing"):
         sys.modules.pop(module, None)
     assert "ep_dcg" not in get_metric_names()
+
+
+def test_entry_point_metric_in_another_process(tmp_path, monkeypatch, data):
+    """A scorer pickled for a worker process finds an installed metric there by
+    its name (the worker has not imported the plugin)."""
+    from sklearn.linear_model import LinearRegression
+
+    y, s, q = data
+    _installed(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    X = np.column_stack([s, np.arange(s.shape[0]) % 3])
+    model = LinearRegression().fit(X, y)
+    with _restored():
+        scorer = make_ranking_scorer("ep_dcg@3")
+        want = scorer(model, X, y, qid=q)
+        assert want == pytest.approx(make_ranking_scorer("dcg@3")(model, X, y, qid=q), rel=REL)
+        payload = pickle.dumps((scorer, model, X, y, q))
+    for module in ("ep_metrics", "ep_setup"):
+        sys.modules.pop(module, None)
+    worker = ("import pickle, sys; "
+              "scorer, model, X, y, q = pickle.loads(sys.stdin.buffer.read()); "
+              "print(repr(scorer(model, X, y, qid=q)))")
+    done = subprocess.run([sys.executable, "-c", worker], input=payload, capture_output=True,
+                          env=_env(tmp_path), timeout=300)
+    assert done.returncode == 0, done.stderr.decode()
+    assert float(done.stdout) == pytest.approx(want, rel=REL)
 
 
 def test_entry_points_on_the_command_line(tmp_path, data):

@@ -338,7 +338,9 @@ def register_metric(name: str, func: Callable, *, vectorized: bool = False,
         ``func(labels) -> float``: ``labels`` is a 1-D float64 array of one
         query's relevance labels in ranked order (the best-scored document
         first), cut to the top ``k`` when the spec has a cut-off (a query
-        shorter than ``k`` gives a shorter array). It returns the query's
+        shorter than ``k`` gives a shorter array; a judged query that a run
+        did not retrieve, in :func:`~sklearn_rank.trec.evaluate_run` with
+        ``complete=True``, an empty one). It returns the query's
         value, a finite number. It is never called for a query without a
         relevant document (no label >= ``threshold``): the ``empty`` option
         scores those. A function with a parameter named ``k`` also gets the
