@@ -100,14 +100,16 @@ html_theme_options = {
     # the page's table of contents, except on the gallery's pages: they are
     # code and output, and get the whole width
     "secondary_sidebar_items": {"install": ["page-toc"], "getting_started": ["page-toc"],
-                                "user_guide/*": ["page-toc"], "api/**": ["page-toc"]},
+                                "performance": ["page-toc"], "user_guide/*": ["page-toc"],
+                                "api/**": ["page-toc"]},
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
 # No left sidebar where it would only repeat the page: the landing pages, and
 # the API reference, whose index lists every name (a sidebar of 47 dotted
 # names reads badly).
-html_sidebars = {"index": [], "install": [], "getting_started": [], "api/**": []}
+html_sidebars = {"index": [], "install": [], "getting_started": [], "performance": [],
+                 "api/**": []}
 
 
 def setup(app):

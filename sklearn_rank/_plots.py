@@ -83,7 +83,7 @@ def at_k_families(specs, labels=None) -> list[tuple[str, list]]:
     ``ndcg_cut_10``, ``ndcg(gain='linear', empty='one')@k`` for a spec printed
     canonically.
     """
-    from .metrics import parse_metric
+    from .metrics._vocab.spec import parse_metric
 
     labels = labels or {}
     with_k = [s for s in specs if getattr(s, "k", None) is not None] or [
@@ -147,7 +147,7 @@ def draw_differences(ax, d, *, metric: str, system: str, baseline: str,
     losses it counts in the title."""
     from matplotlib.ticker import MaxNLocator
 
-    from .stats._comparison import counted, percent
+    from ._utils.text import counted, percent
 
     d = np.sort(np.asarray(d, dtype=float))[::-1]
     ax.bar(np.arange(d.shape[0]), d, width=1.0, color=np.where(d >= 0, "tab:green", "tab:red"))
@@ -186,17 +186,7 @@ def plot_evaluation(evaluation, ax=None, metrics=None, kind="auto", label=None):
     pyplot("Evaluation.plot()")
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(map(repr, KINDS))}; got {kind!r}.")
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    if metrics is None:
-        keys = list(dict.keys(evaluation.mean))
-    else:
-        for metric in metrics:
-            evaluation.mean[metric]  # noqa: B018 - a KeyError listing the keys
-        keys = list(dict.fromkeys(evaluation.mean._key(m) for m in metrics))
-        if not keys:
-            raise ValueError("metrics is empty; name the metrics to draw, or pass None "
-                             "for all of them.")
+    keys = _evaluation_keys(evaluation, metrics)
     families, alone = evaluation_families(evaluation, keys)
     if kind == "curve" and alone:
         raise ValueError(
@@ -211,13 +201,35 @@ def plot_evaluation(evaluation, ax=None, metrics=None, kind="auto", label=None):
         _draw_means(ax, means, label)
         return ax
     for family, ks, members in families:
-        name = family if label is None else label if len(families) == 1 else \
-            f"{label}: {family}"
-        draw_curves(ax, family, {name: [means[key] for key in members]}, ks)
+        draw_curves(ax, family, {_curve_name(family, label, len(families)):
+                                 [means[key] for key in members]}, ks)
     if len(families) > 1:
         ax.set_ylabel("mean over queries")
         ax.set_title(f"{', '.join(f for f, _, _ in families)}, mean over queries")
     return ax
+
+
+def _curve_name(family: str, label, n_families: int) -> str:
+    """A curve's legend entry: the family, or the user's ``label`` (with the family when
+    several families are drawn)."""
+    if label is None:
+        return family
+    return label if n_families == 1 else f"{label}: {family}"
+
+
+def _evaluation_keys(evaluation, metrics) -> list:
+    """The evaluation's keys of ``metrics`` (a spelling, a list of them, or None: all)."""
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if metrics is None:
+        return list(dict.keys(evaluation.mean))
+    for metric in metrics:
+        evaluation.mean[metric]  # noqa: B018 - a KeyError listing the keys
+    keys = list(dict.fromkeys(evaluation.mean.key_of(m) for m in metrics))
+    if not keys:
+        raise ValueError("metrics is empty; name the metrics to draw, or pass None "
+                         "for all of them.")
+    return keys
 
 
 def _draw_means(ax, means: dict, label) -> None:

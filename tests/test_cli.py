@@ -3,6 +3,7 @@
 import csv
 import gc
 import io
+import itertools
 import json
 import os
 import re
@@ -294,14 +295,17 @@ def test_lightgbm_ndcg_is_lightgbms_validation_metric():
         assert abs(theirs - ours[f"ndcg@{k}"]) > 1e-3
 
 
-def test_readme_shows_tune_output_as_printed():
-    """README's sample of ``sklearn-rank tune``: lines of at most 100 characters,
-    with the column legend tune prints (for k = 10)."""
+def test_docs_show_tune_output_as_printed():
+    """The tuning guide's sample of ``sklearn-rank tune`` (a code block indented
+    by three spaces): lines of at most 100 characters, with the column legend
+    tune prints (for k = 10)."""
     from sklearn_rank.cli._tune_report import _legend
 
-    text = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
-    sample = text[text.index("$ sklearn-rank tune\n"):]
-    sample = sample[:sample.index("```")]
+    page = Path(__file__).parents[1] / "docs" / "user_guide" / "tuning.rst"
+    lines = page.read_text(encoding="utf-8").split("\n")
+    start = lines.index("   $ sklearn-rank tune")
+    block = itertools.takewhile(lambda line: not line or line.startswith("   "), lines[start:])
+    sample = "\n".join(line[3:] for line in block)
     assert max(map(len, sample.splitlines())) <= 100
     assert _legend(_tune._metric_names(10, "ndcg")[0]) in sample
     assert "rank  learning_rate  min_child_samples  num_leaves    exponential" in sample
@@ -584,8 +588,8 @@ def test_compare_prints_the_report(tmp_path):
 def test_compare_corrections_and_seed(tmp_path):
     """--correction fdr_bh is compare(correction="fdr_bh"); the default --seed 0 is
     compare's default seed, so the report repeats."""
+    from sklearn_rank._utils.text import p_text
     from sklearn_rank.stats import compare
-    from sklearn_rank.stats._comparison import _p
     from sklearn_rank.trec import evaluate_run
 
     qrels, bad, good = _more_queries(tmp_path, n_queries=12)
@@ -597,7 +601,7 @@ def test_compare_corrections_and_seed(tmp_path):
     report = compare(evs, correction="fdr_bh", n_resamples=500, missing="zero")
     assert "p (BH)" in out and "Benjamini-Hochberg" in out
     for c in report.comparisons:
-        assert f"{_p(c.pvalue_corrected, True)} (BH)" in out
+        assert f"{p_text(c.pvalue_corrected, True)} (BH)" in out
     assert _run(*args, "--correction", "fdr_bh").stdout == out  # seeded by default
     assert _run(*args, "--correction", "fdr_bh", "--seed", "0").stdout == out
     proc = _run(*args, "--correction", "bh", check=False)

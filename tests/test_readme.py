@@ -301,8 +301,9 @@ def test_the_environment_hides_what_the_extras_lack(tmp_path):
 
 
 def test_every_named_extra_exists():
+    # (the landing page's blocks need no extra today; the guide's pages show the rest)
     named = {extra for b in PYTHON for extra in b.extras}
-    assert named and named <= set(PYPROJECT["optional-dependencies"])
+    assert named <= set(PYPROJECT["optional-dependencies"])
 
 
 def test_skipped_blocks_are_the_listed_ones_with_a_reason():
@@ -315,8 +316,8 @@ def test_the_blocks_are_found():
     # A block spelled ```py or ```sh, or a broken fence, would leave the test unnoticed;
     # unlabelled blocks are program output.
     assert {b.language for b in BLOCKS} <= {"python", "bash", ""}
-    assert len(PYTHON) >= 9
-    assert len(BASH) >= 2  # evaluate and compare on the sample TREC files
+    assert len(PYTHON) >= 3  # the three common uses: tuning, metrics, a TREC run
+    assert len(BASH) >= 2  # evaluate, and the trec_eval drop-in, on the sample TREC files
 
 
 @pytest.mark.parametrize("block", [b for b in PYTHON if b.skip is None], ids=lambda b: b.id)

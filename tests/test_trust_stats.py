@@ -63,7 +63,7 @@ def test_randomization_batches_give_the_draws_of_one_big_draw(monkeypatch, n, bu
     word), the signs are those of one big draw, so the p-value is too."""
     rng = np.random.default_rng(n)
     a, b = rng.random(n), rng.random(n) + 0.5 / np.sqrt(n)  # p-values well inside (0, 1)
-    monkeypatch.setattr(stats_tests, "_BATCH_ELEMENTS", budget)
+    monkeypatch.setattr(stats_tests, "BATCH_ELEMENTS", budget)
     res = randomization_test(a, b, n_resamples=999, random_state=7)
     expected = _reference_randomization(a - b, 999, 7)
     assert res.pvalue == expected and 0.01 < expected < 0.99
@@ -77,7 +77,7 @@ def test_bootstrap_batches_give_scipys_unbatched_numbers(monkeypatch, method):
     error; BCa agrees with SciPy's O(n^2) jackknife to rounding."""
     rng = np.random.default_rng(3)
     x, y = rng.beta(2, 3, 700), rng.beta(2, 3, 700)
-    monkeypatch.setattr(stats_bootstrap, "_BATCH_ELEMENTS", 5000)  # 7 resamples a batch
+    monkeypatch.setattr(stats_bootstrap, "BATCH_ELEMENTS", 5000)  # 7 resamples a batch
     ours = bootstrap_ci(x, y, n_resamples=2000, method=method, random_state=11)
     theirs = stats.bootstrap((x - y,), np.mean, n_resamples=2000, vectorized=True,
                              method="BCa" if method == "bca" else "percentile",

@@ -5,3 +5,5 @@ The console script enters through :func:`._entry.program`, which builds the pars
 ``compare``, :mod:`._trec_eval` for the trec_eval drop-in). Nothing outside this folder imports
 it.
 """
+
+__all__: list[str] = []  # the commands are the interface; no Python names

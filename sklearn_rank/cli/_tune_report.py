@@ -118,8 +118,8 @@ def _defaults(grid: dict, n_estimators: int, seed: int) -> str:
 def significance(best, default, metric: str, grid: dict, seed: int, n_estimators: int) -> str:
     """The best candidate against LightGBM's defaults on the held-out queries:
     the difference, its interval and p-value, and wins / ties / losses."""
+    from .._utils.text import counted
     from ..stats import compare
-    from ..stats._comparison import counted
 
     report = compare({DEFAULTS: default, "the best candidate": best},
                      metrics=[metric], correction=None, random_state=seed)

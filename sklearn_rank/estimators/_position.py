@@ -27,6 +27,12 @@ SUPPORTED = ("xgboost.XGBRanker(lambdarank_unbiased=True), which reads the displ
 def check_position(position, n_rows: int, kind: str, estimator) -> np.ndarray:
     """``position`` as an int64 array of one non-negative integer per row, once
     the inner model is known to learn from it; otherwise a ValueError."""
+    _check_learns_positions(kind, estimator)
+    return _position_values(position, n_rows)
+
+
+def _check_learns_positions(kind: str, estimator) -> None:
+    """A ValueError unless the inner model, as configured, learns from positions."""
     name = type(estimator).__name__
     if kind not in ("qid", "group"):
         raise ValueError(
@@ -48,6 +54,10 @@ def check_position(position, n_rows: int, kind: str, estimator) -> np.ndarray:
             f"'lambdarank' objective, not {params.get('objective')!r}; set "
             "estimator__objective='lambdarank', or drop position=."
         )
+
+
+def _position_values(position, n_rows: int) -> np.ndarray:
+    """``position`` as int64 display ranks, one per row, or a ValueError saying why not."""
     if isinstance(position, (set, frozenset, dict)):
         raise ValueError("position must be an array with one display position per row; "
                          f"got a {type(position).__name__}, which has no row order.")

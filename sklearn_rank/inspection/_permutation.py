@@ -14,9 +14,9 @@ from ..metrics import MetricSpec, evaluate
 from ..metrics._scorer import (
     MultimetricRankingScorer,
     RankingScorer,
-    _ranker_input,
     make_ranking_scorer,
     query_ids_for,
+    ranker_input,
 )
 
 __all__ = ["permutation_importance"]
@@ -79,7 +79,7 @@ def _qid_columns(estimator, X) -> set:
     positions = set()
     if has_qid_column(X):
         positions.add(qid_position(X, QID_COLUMN, _WHO))
-    final, Xt = _ranker_input(estimator, X)
+    final, Xt = ranker_input(estimator, X)
     column = getattr(final, "qid_column", None)
     if Xt is X and column is not None and callable(getattr(final, "query_ids", None)):
         positions.add(qid_position(X, column, f"{type(final).__name__}(qid_column="

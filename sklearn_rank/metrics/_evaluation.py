@@ -31,7 +31,9 @@ class _SpecDict(dict):
         super().__init__(values)
         self._aliases = dict(aliases or {})
 
-    def _key(self, key):
+    def key_of(self, key):
+        """The key under which ``key``, any spelling of a metric, is stored (see the
+        class's doc); ``key`` itself when no stored metric is spelled so."""
         if dict.__contains__(self, key):
             return key
         if isinstance(key, str) and key.strip() in self._aliases:
@@ -46,17 +48,17 @@ class _SpecDict(dict):
         return self._aliases.get(_plain(spec), text)
 
     def __getitem__(self, key):
-        found = self._key(key)
+        found = self.key_of(key)
         if not dict.__contains__(self, found):
             raise KeyError(f"{key!r} is not a metric of this evaluation; its keys: "
                            f"{', '.join(map(repr, dict.keys(self)))}")
         return dict.__getitem__(self, found)
 
     def __contains__(self, key):
-        return dict.__contains__(self, self._key(key))
+        return dict.__contains__(self, self.key_of(key))
 
     def get(self, key, default=None):
-        return dict.get(self, self._key(key), default)
+        return dict.get(self, self.key_of(key), default)
 
 
 def _plain(spec) -> str:

@@ -33,7 +33,7 @@ __all__ = [
 _FUNCTIONS = {info.function: name for name, info in METRICS.items()}
 
 
-def _ranker_input(estimator, X):
+def ranker_input(estimator, X):
     """``(final, Xt)``: the estimator that makes the predictions, and X as it sees it.
 
     Sees through pipelines — X goes once through the steps before the last —
@@ -82,7 +82,7 @@ def _refuse_hidden_ranker(estimator, who: str) -> None:
 def _locate(estimator, X, who: str):
     """``(final, Xt, read_ids)``: the predicting estimator, X as it sees it, and its
     ``query_ids`` method (None when it has none)."""
-    final, Xt = _ranker_input(estimator, X)
+    final, Xt = ranker_input(estimator, X)
     if not hasattr(final, "predict"):  # e.g. a pipeline ending in 'passthrough'
         final, Xt = estimator, X
     read_ids = getattr(final, "query_ids", None)
@@ -178,11 +178,13 @@ class _ScoreRequests:
         routing : MetadataRequest
         """
         requests = MetadataRequest(owner=type(self).__name__)
-        for param, alias in self._requests().items():
+        for param, alias in self.score_requests().items():
             requests.score.add_request(param=param, alias=alias)
         return requests
 
-    def _requests(self) -> dict:
+    def score_requests(self) -> dict:
+        """The metadata the scorer requests, ``{"qid": ..., "sample_weight": ...}``
+        (what :meth:`set_score_request` set, else query ids only)."""
         return getattr(self, "_score_requests", {"qid": True, "sample_weight": None})
 
     def set_score_request(self, *, qid=True, sample_weight=None):
@@ -319,7 +321,7 @@ def combine_scorers(scorers: Mapping[str, RankingScorer], *, error_score="raise"
     None when the scorers request different metadata (a dict of scorers then
     keeps each one's requests).
     """
-    requests = [scorer._requests() for scorer in scorers.values()]
+    requests = [scorer.score_requests() for scorer in scorers.values()]
     if not requests or any(r != requests[0] for r in requests):
         return None
     combined = MultimetricRankingScorer(

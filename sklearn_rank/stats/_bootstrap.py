@@ -11,7 +11,7 @@ from .._utils.validation import StrOptions, validate_params
 from ..metrics._evaluation import Evaluation
 from ._constraints import LEVEL, PAIRED, RESAMPLES, SEED
 from ._pairing import metric_of, paired_values
-from ._tests import _BATCH_ELEMENTS
+from ._tests import BATCH_ELEMENTS
 
 __all__ = ["BootstrapResult", "bootstrap_ci"]
 
@@ -124,7 +124,7 @@ def bootstrap_ci(values, baseline=None, *, metric=None, missing="raise", confide
     if np.all(d == d[0]) or d.shape[0] < 2:
         return BootstrapResult(mean, mean, mean, confidence, method, 0.0)
     res = stats.bootstrap((d,), np.mean, n_resamples=n_resamples, vectorized=True,
-                          batch=max(1, _BATCH_ELEMENTS // d.shape[0]),
+                          batch=max(1, BATCH_ELEMENTS // d.shape[0]),
                           confidence_level=confidence, method="percentile",
                           **_rng_keyword(stats.bootstrap, np.random.default_rng(random_state)))
     low, high = res.confidence_interval

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._utils.text import counted, p_text, percent
 from ._corrections import label
 from ._scale import quantity
 
@@ -103,7 +104,7 @@ class Comparison:
                      f"{self.metric}: ")
         return (f"{claim}{self.difference:+.4f}{self._scale()}, {percent(self.confidence)} "
                 f"bootstrap CI [{self.low:+.4f}, {self.high:+.4f}], "
-                f"p {_p(self.pvalue_corrected, True)}"
+                f"p {p_text(self.pvalue_corrected, True)}"
                 f"{f' ({name})' if name else ''}, {counted(self.wins, 'win')} / "
                 f"{counted(self.ties, 'tie') + ' / ' if ties else ''}"
                 f"{counted(self.losses, 'loss', 'losses')}"
@@ -128,32 +129,15 @@ class Comparison:
             "includes 0 but the test is significant"
         if not significant and correction is not None and self.pvalue < self.alpha:
             return (f"; the interval {where} after {label(correction)}'s correction for "
-                    f"multiple comparisons (p {_p(self.pvalue, True)} before it), which the "
+                    f"multiple comparisons (p {p_text(self.pvalue, True)} before it), which the "
                     "interval does not make")
         if abs(self.confidence - (1 - self.alpha)) > 1e-9:
             return (f"; the interval {where}: the interval is at "
                     f"{percent(self.confidence)}, the test at alpha = {self.alpha:g}, which "
                     f"matches an interval at {percent(1 - self.alpha)}")
-        before = (f" (p {_p(self.pvalue, True)} before correction)"
+        before = (f" (p {p_text(self.pvalue, True)} before correction)"
                   if self.pvalue != self.pvalue_corrected else "")
         return (f"; the interval {where}{before}: the bootstrap percentile interval and the "
                 f"{TESTS[self.test]} are different methods, which can disagree near the "
                 f"threshold, more often with few queries ({self.n_queries}); the verdict is "
                 "the test's")
-
-
-def counted(n: int, noun: str, plural: str | None = None) -> str:
-    """``1 win``, ``2 wins``, ``0 losses``: a count with its noun in the
-    right number (``plural``: the noun's plural when not ``noun + "s"``)."""
-    return f"{n} {noun if n == 1 else plural or noun + 's'}"
-
-
-def percent(level: float) -> str:
-    """``0.95`` -> ``"95%"``, ``0.975`` -> ``"97.5%"``."""
-    return f"{level * 100:.10g}%"
-
-
-def _p(p: float, sentence: bool = False) -> str:
-    if p < 0.001:
-        return "< 0.001" if sentence else "<0.001"
-    return f"= {p:.3f}" if sentence else f"{p:.3f}"

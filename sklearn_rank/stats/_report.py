@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ._comparison import TESTS, _p, counted, percent
+from .._utils.text import counted, p_text, percent
+from ._comparison import TESTS
 from ._corrections import label
 from ._escape import latex_cell, latex_comment, latex_pvalue, latex_row, markdown_cell
 from ._scale import scale_note
@@ -70,7 +71,7 @@ class Report:
                     continue
                 mark = " *" if c.significant else ""
                 yield [metric, system, mean, f"{c.difference:+.4f}",
-                       f"[{c.low:+.4f}, {c.high:+.4f}]", _p(c.pvalue_corrected) + mark,
+                       f"[{c.low:+.4f}, {c.high:+.4f}]", p_text(c.pvalue_corrected) + mark,
                        f"{c.wins}/{c.ties}/{c.losses}", f"{c.effect_size:+.2f}"]
 
     def _header(self) -> list[str]:

@@ -15,7 +15,7 @@ __all__ = ["RandomizationResult", "paired_ttest", "randomization_test", "wilcoxo
 
 #: Elements of the largest temporary resampling array (sign or index matrix):
 #: 4M, i.e. 32-64 MB whatever the number of queries.
-_BATCH_ELEMENTS = 1 << 22
+BATCH_ELEMENTS = 1 << 22
 
 
 
@@ -209,8 +209,8 @@ def randomization_test(a, b, *, metric=None, missing="raise", n_resamples=10000,
     rng = np.random.default_rng(random_state)
     # Rows of signs per batch: a multiple of 4, so that the int8 draws (four
     # per 32-bit word) follow one stream whatever the batch (the same signs as
-    # one big draw), and at most _BATCH_ELEMENTS signs (memory O(batch x n)).
-    batch = max(4, min(2048, _BATCH_ELEMENTS // n // 4 * 4))
+    # one big draw), and at most BATCH_ELEMENTS signs (memory O(batch x n)).
+    batch = max(4, min(2048, BATCH_ELEMENTS // n // 4 * 4))
     count = 0
     for lo in range(0, n_resamples, batch):
         signs = rng.integers(0, 2, size=(min(batch, n_resamples - lo), n), dtype=np.int8)

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._utils.queries import series_values
 
-__all__ = ["DataFrame", "is_frame", "table_from_frame"]
+__all__ = ["DataFrame", "frame_columns", "is_frame"]
 
 #: The id columns of each layout, and each table's value column in it.
 LAYOUTS = {
@@ -161,20 +161,12 @@ def _is_number(value) -> bool:
     return True
 
 
-def table_from_frame(cls, frame, **kwargs):
-    """A :class:`Qrels` or :class:`Run` (``cls``) from a DataFrame in one of the
-    two layouts; ``kwargs`` go to the table (a run's ``name``)."""
+def frame_columns(frame, kind: str) -> tuple:
+    """``(qid ids, docno ids, values)`` of a DataFrame in one of the two layouts,
+    for a table of ``kind`` (``"Qrels"`` or ``"Run"``)."""
     if not is_frame(frame):
-        raise TypeError(f"{cls.__name__}.from_frame takes a pandas or polars DataFrame; got "
+        raise TypeError(f"{kind}.from_frame takes a pandas or polars DataFrame; got "
                         f"{type(frame).__name__}.")
-    from ._tables import DuplicateError
-
-    qid, docno, value = _columns(frame, cls.__name__)
-    try:
-        return cls(frame_ids(frame[qid], qid), frame_ids(frame[docno], docno),
-                   frame_values(frame[value], value), **kwargs)
-    except DuplicateError as error:  # (the rules of a file, rows for its lines)
-        what = "qrels" if cls.__name__ == "Qrels" else "run"
-        raise ValueError(error.described(f"rows {error.rows[0]} and {error.rows[1]}, "
-                                         "counted from 0", f"{what} DataFrame",
-                                         f"The {what} DataFrame")) from None
+    qid, docno, value = _columns(frame, kind)
+    return (frame_ids(frame[qid], qid), frame_ids(frame[docno], docno),
+            frame_values(frame[value], value))

@@ -125,7 +125,7 @@ class SubtopicQrels:
         return self.names[self.codes]
 
     def __repr__(self) -> str:
-        return (f"SubtopicQrels({len(self)} judgments, {self.judgments._n_queries()} queries, "
+        return (f"SubtopicQrels({len(self)} judgments, {self.judgments.n_queries()} queries, "
                 f"{self.names.shape[0]} subtopic ids)")
 
     def duplicate(self) -> tuple[int, int] | None:

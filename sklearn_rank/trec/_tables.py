@@ -28,6 +28,7 @@ import numpy as np
 from .._utils.hashing import has_equal, mix, pair_key
 from .._utils.runs import runs_at as _runs_at
 from ._column import ID_ERRORS, _Column
+from ._frames import frame_columns
 
 __all__ = ["Qrels", "Run"]
 
@@ -49,6 +50,18 @@ class DuplicateError(ValueError):
         head = f"{prefix}: " if prefix else f"{self.kind}: "
         return (f"{head}document {self.docno!r} appears twice for query {self.qid!r} "
                 f"({where}); each {each} lists a document once per query.")
+
+
+def _from_frame(cls, frame, **kwargs):
+    """A :class:`Qrels` or :class:`Run` (``cls``) from a DataFrame in one of the
+    two layouts; ``kwargs`` go to the table (a run's ``name``)."""
+    try:
+        return cls(*frame_columns(frame, cls.__name__), **kwargs)
+    except DuplicateError as error:  # (the rules of a file, rows for its lines)
+        what = "qrels" if cls.__name__ == "Qrels" else "run"
+        raise ValueError(error.described(f"rows {error.rows[0]} and {error.rows[1]}, "
+                                         "counted from 0", f"{what} DataFrame",
+                                         f"The {what} DataFrame")) from None
 
 
 def _utf8(text: str, what: str) -> bytes:
@@ -201,7 +214,8 @@ class _Table:
             return None
         return int(i[np.argmax(same)]), int(j[np.argmax(same)])
 
-    def _n_queries(self) -> int:
+    def n_queries(self) -> int:
+        """The number of distinct query ids."""
         starts = self.query_runs[0]
         if self._qid.compact:
             return np.unique(self._qid.fixed(starts)).shape[0]
@@ -288,7 +302,7 @@ class Qrels(_Table):
                          f"integers (it would read this one as {int(values[i])})")
 
     def __repr__(self) -> str:
-        return (f"Qrels({len(self)} judgments, {self._n_queries()} queries, "
+        return (f"Qrels({len(self)} judgments, {self.n_queries()} queries, "
                 f"{int((self.rel > 0).sum())} with level > 0)")
 
     @classmethod
@@ -323,9 +337,7 @@ class Qrels(_Table):
         >>> evaluate_run(qrels, run, ["recip_rank"]).per_query["recip_rank"]
         array([0.5, 1. ])
         """
-        from ._frames import table_from_frame
-
-        return table_from_frame(cls, frame)
+        return _from_frame(cls, frame)
 
 
 class Run(_Table):
@@ -360,7 +372,7 @@ class Run(_Table):
         self.name = name
 
     def __repr__(self) -> str:
-        return f"Run({self.name!r}, {len(self)} documents, {self._n_queries()} queries)"
+        return f"Run({self.name!r}, {len(self)} documents, {self.n_queries()} queries)"
 
     @classmethod
     def from_dict(cls, scores: dict, name: str = "run") -> Run:
@@ -376,6 +388,4 @@ class Run(_Table):
         Other columns are ignored: a ``rank`` column too, as trec_eval ranks by
         score. Ids follow :meth:`Qrels.from_frame`'s rules.
         """
-        from ._frames import table_from_frame
-
-        return table_from_frame(cls, frame, name=name)
+        return _from_frame(cls, frame, name=name)

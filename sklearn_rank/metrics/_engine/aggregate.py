@@ -43,7 +43,7 @@ def aggregate_of(spec) -> str:
 def evaluation_aggregate(evaluation, metric: str) -> str:
     """:func:`aggregate_of` the metric an evaluation keys as ``metric`` (any
     spelling its ``per_query`` finds); ``"mean"`` for a key no spec prints."""
-    key = evaluation.per_query._key(metric)
+    key = evaluation.per_query.key_of(metric)
     if key not in evaluation.per_query:
         raise KeyError(f"{metric!r} is not a metric of this evaluation; its keys: "
                        f"{', '.join(map(repr, dict.keys(evaluation.per_query)))}")

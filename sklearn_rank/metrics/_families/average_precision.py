@@ -57,7 +57,7 @@ def _ap(rank, p, k):
 
 
 MAP = Metric(
-    "map", "mean average precision: mean over relevant ranks r <= k of P@r",
+    "map", "mean average precision: the sum over relevant ranks r <= k of P@r, divided by R",
     params=_CAPPABLE, capabilities={"binary", "cutoff", "bounded", "normalised"},
     kernel=_ap, aliases=("ap",))
 

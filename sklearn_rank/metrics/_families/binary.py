@@ -86,7 +86,8 @@ def _r_precision(rank, p, k):
 
 
 P = Metric(
-    "p", "precision: relevant documents in the top k / k",
+    "p", "precision: relevant documents in the top k / k (a short list's missing ranks are "
+    "non-relevant)",
     params=_CAPPABLE, capabilities={"binary", "cutoff", "bounded"},
     kernel=_precision, aliases=("precision",))
 

@@ -135,7 +135,8 @@ def mean_reciprocal_rank_score(y_true, y_score, *, qid=None, k=None, threshold=1
 
 
 ERR = Metric(
-    "err", "expected reciprocal rank (Chapelle et al., 2009)",
+    "err", "expected reciprocal rank (Chapelle et al., 2009), stop probability "
+    "(2**l - 1) / 2**max_grade",
     params=("k", "max_grade", "ties", "empty", "convention"),
     capabilities={"graded", "cutoff", "bounded"},
     kernel=_err)

@@ -61,7 +61,8 @@ def _declare(name, summary, params, aliases=(), extra=()):
 
 
 JUDGED_METRIC = Metric(
-    "judged", "fraction of the top k retrieved documents that are judged",
+    "judged", "fraction of the top k retrieved documents that are judged (needs qrels: "
+    "1 on flat rows, where every row is judged)",
     params=("k", *_COMMON), capabilities={"graded", "cutoff", "bounded"}, kernel=_judged)
 
 

@@ -138,7 +138,7 @@ def cumulative_gain_score(y_true, y_score, *, qid=None, k=None, gain=None, ties=
 
 
 DCG = Metric(
-    "dcg", "discounted cumulative gain",
+    "dcg", "discounted cumulative gain: sum of the top-k gains times their discounts",
     params=_DISCOUNTED, capabilities={"graded", "cutoff"},
     kernel=_dcg)
 

@@ -206,6 +206,11 @@ def _check(name: str, params: dict, spec: str) -> None:
             at = "@" if param == "cutoff" else ""
             raise ValueError(f"ir_measures' {name} requires {param!r} (e.g. {name}"
                              f"{'@10' if at else f'({param}=...)'}), as ir_measures does.")
+    _check_ranges(name, params, spec)
+
+
+def _check_ranges(name: str, params: dict, spec: str) -> None:
+    """Cut-offs >= 1, diversity probabilities in [0, 1], and the DCG forms ir_measures has."""
     if isinstance(params.get("cutoff"), int) and params["cutoff"] < 1:
         raise ValueError(f"In ir_measures measure {shown(spec)}, the cut-off must be >= 1.")
     for param in ("alpha", "beta") if name in DIVERSITY else ():

@@ -202,6 +202,18 @@ def _is_number(value) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool | np.bool_)
 
 
+def _check_gain_mapping(start: str, items) -> None:
+    """A ``gain`` mapping (or list of pairs) is not empty and maps numbers to numbers."""
+    if not items:
+        raise ValueError(f"{start} is an empty mapping; give every label a gain (e.g. "
+                         "{0: 0, 1: 1, 2: 3}).")
+    for label, gain in items:
+        if not (_is_number(label) and _is_number(gain)):
+            bad = f"key {label!r}" if not _is_number(label) else f"value {gain!r}"
+            raise ValueError(f"{start} must map labels to gains, both numbers (e.g. "
+                             f"{{0: 0, 1: 1, 2: 3}}); got the {bad}.")
+
+
 def _check_table(name: str, value, caller: str) -> None:
     """A ``gain`` mapping holds numbers; a ``gain`` or ``discount`` array is
     1-D and holds numbers (others fail deep inside the metric, in words that
@@ -210,15 +222,7 @@ def _check_table(name: str, value, caller: str) -> None:
         return
     start = f"The {name!r} parameter of {caller}"
     if name == "gain" and (isinstance(value, Mapping) or is_pairs(value)):
-        items = value.items() if isinstance(value, Mapping) else value
-        if not items:
-            raise ValueError(f"{start} is an empty mapping; give every label a gain (e.g. "
-                             "{0: 0, 1: 1, 2: 3}).")
-        for label, gain in items:
-            if not (_is_number(label) and _is_number(gain)):
-                bad = f"key {label!r}" if not _is_number(label) else f"value {gain!r}"
-                raise ValueError(f"{start} must map labels to gains, both numbers (e.g. "
-                                 f"{{0: 0, 1: 1, 2: 3}}); got the {bad}.")
+        _check_gain_mapping(start, value.items() if isinstance(value, Mapping) else value)
         return
     if isinstance(value, Mapping):
         raise ValueError(f"{start} must be a 1-D array ({_TABLES[name]}), not a mapping.")

@@ -309,7 +309,7 @@ def _check_name(name: str) -> None:
     if candidates:
         raise ValueError(f"Unknown metric {shown(name)}: names are case-sensitive. Did you "
                          f"mean {' or '.join(candidates)}? See get_metric_names() and the "
-                         "README's table of vocabularies.")
+                         "user guide's table of vocabularies (docs/user_guide/trec.rst).")
 
 
 def _set_cutoff_and_minus(options: dict, k: int | None, minus: bool, spec: str) -> None:
@@ -385,8 +385,8 @@ def parse_metric(spec: str | MetricSpec) -> MetricSpec:
         Names are case-sensitive: ir_measures' names in its capitalisation
         (``"nDCG@10"``, ``"AP(rel=2)"``, ``"RBP(rel=1)"``, ``"INST(max_rel=3)"``;
         its measure objects too) mean ir_measures' measures, with its grammar
-        and parameters, and print as ir_measures prints them (see the README's
-        table of vocabularies). trec_eval's measure names are accepted too,
+        and parameters, and print as ir_measures prints them (see the user
+        guide's table of vocabularies). trec_eval's measure names are accepted too,
         with trec_eval's meaning (``"ndcg_cut.10"`` is NDCG@10 with linear
         gain, ``"P.5"``, ``"map_cut_10"``, ``"recip_rank"``, ``"gm_map"``,
         ``"Rprec"``, ``"bpref"``, ``"success.1"``, ``"set_P"``, ...). A
