@@ -740,6 +740,19 @@ def test_contributor_page_followed_to_the_letter(tmp_path):
     # 4. the test of the definition
     with open(tmp_path / "tests/test_metrics.py", "a") as tests:
         tests.write("\n\n" + files["tests/test_metrics.py"])
+    # 5. the tables
+    (tmp_path / "maint_tools").mkdir()
+    shutil.copy(root / "maint_tools" / "metric_tables.py", tmp_path / "maint_tools")
+    shutil.copy(root / "README.md", tmp_path)
+    consoles = [text for language, _, text in _code_blocks(page) if language == "console"]
+    command = shlex.split(consoles[0].strip().removeprefix("$ "))
+    assert command[0] == "python"
+    for args in (command[1:], [*command[1:], "--check"]):
+        done = subprocess.run([sys.executable, *args], cwd=tmp_path, capture_output=True,
+                              text=True, env=_env(tmp_path), timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert "mean_gain@k" in (tmp_path / "README.md").read_text()
+    assert "mean_gain@k" in (tmp_path / "docs/user_guide/conventions.rst").read_text()
     check = ("import sys; sys.path.insert(0, 'tests'); import sklearn_rank.metrics as m; "
              "from test_docs import missing_names; "
              "assert m.__file__.startswith(sys.argv[1]), m.__file__; "
