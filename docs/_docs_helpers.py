@@ -48,6 +48,7 @@ def unlink_email_addresses(app, doctree):
 # and the Dask example (not run by the build) last.
 EXAMPLE_ORDER = (
     "metrics_quickstart.py",
+    "custom_metric.py",
     "lightgbm_grid_search.py",
     "qid_column_without_routing.py",
     "pointwise_regressor.py",

@@ -8,6 +8,7 @@ extra (which includes Optuna, for the tuning page).
 """
 
 import ast
+import contextlib
 import doctest
 import importlib
 import io
@@ -38,7 +39,12 @@ PUBLIC_MODULES = [
 GENERATED = ("_build", "auto_examples", "generated", "sg_execution_times.rst")
 ALL_PAGES = sorted(p for p in DOCS.rglob("*.rst")
                    if not set(p.relative_to(DOCS).parts) & {*GENERATED, "_templates"})
-PAGES = [p for p in ALL_PAGES if ">>> " in p.read_text(encoding="utf-8")]  # with code
+# Pages with Python files to write (``code-block:: python``), which
+# tests/test_register_metric.py writes and runs; the '>>>' of the contributor
+# page are a docstring's, inside a file, run there as that module's doctests.
+FILE_PAGES = ("user_guide/custom_metrics.rst", "contributing/adding_a_metric.rst")
+PAGES = [p for p in ALL_PAGES if ">>> " in p.read_text(encoding="utf-8")  # with code
+         and p.relative_to(DOCS).as_posix() != "contributing/adding_a_metric.rst"]
 # Pages whose code needs the docs extra's packages beyond the test extra (none:
 # the test extra installs Optuna, which the tuning page runs).
 NEEDS: dict[str, tuple[str, ...]] = {}
@@ -116,13 +122,13 @@ def test_every_page_is_checked():
     assert {p.relative_to(DOCS).as_posix() for p in PAGES} == {
         "index.rst", "getting_started.rst", "user_guide/conventions.rst",
         "user_guide/tuning.rst", "user_guide/trec.rst", "user_guide/statistics.rst",
-        "user_guide/faq.rst"}
-    # Python appears only as doctests, which the test below runs; other
-    # blocks are shell commands (installing, building).
-    python_blocks = [p.name for p in ALL_PAGES
+        "user_guide/faq.rst", "user_guide/custom_metrics.rst"}
+    # Python appears only as doctests, which the test below runs, and as the
+    # files of FILE_PAGES; other blocks are shell commands (installing, building).
+    python_blocks = [p.relative_to(DOCS).as_posix() for p in ALL_PAGES
                      if re.search(r"\.\. (code-block|code|sourcecode):: (python|py|pycon)\b",
                                   p.read_text(encoding="utf-8"))]
-    assert python_blocks == []
+    assert sorted(python_blocks) == sorted(FILE_PAGES)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(DOCS).as_posix())
@@ -135,9 +141,24 @@ def test_code_blocks_of_the_page_run(page):
     runner = doctest.DocTestRunner(
         optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     out = io.StringIO()
-    with sklearn.config_context():  # a page's set_config must not leak into other tests
+    # a page's set_config, or a metric it registers, must not leak into other tests
+    with sklearn.config_context(), _registry_restored():
         runner.run(test, out=out.write)
     assert runner.failures == 0, out.getvalue()
+
+
+@contextlib.contextmanager
+def _registry_restored():
+    from sklearn_rank.metrics._vocab import registry
+
+    metrics, aliases = dict(registry.METRICS), dict(registry.ALIASES)
+    try:
+        yield
+    finally:
+        registry.METRICS.clear()
+        registry.METRICS.update(metrics)
+        registry.ALIASES.clear()
+        registry.ALIASES.update(aliases)
 
 
 # -- the HTML repr links to the API page ---------------------------------------------------

@@ -10,6 +10,7 @@ import pytest
 EXAMPLES = sorted((Path(__file__).parents[1] / "examples").glob("*.py"))
 SCORE = r"[01]\.\d{4}"  # a score in [0, 1], printed with 4 or more decimals
 EXPECTED = {  # a line each script must print: the score it computes (regular expressions)
+    "custom_metric.py": rf"^satisfied@10 of the better ranker: {SCORE}",
     "dask_lightgbm.py": rf"^per-query ndcg@10 of the best model: median {SCORE}",
     "early_stopping.py": rf"^the refitted model stopped at iteration \d+ of 500, .* = {SCORE}",
     "lightgbm_grid_search.py": rf"^cross-validated NDCG@10: {SCORE}",

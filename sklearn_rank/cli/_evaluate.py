@@ -7,6 +7,7 @@ import os
 import sys
 
 from ._formats import FORMATS, IDS_HELP, run_names
+from ._plugins import add_plugin_option, load_plugins
 from ._support import (
     EPILOG,
     READER,
@@ -74,6 +75,7 @@ def _add_common(p) -> None:
                    help="also draw metric@k curves (k = 1..K for each measure with a cut-off "
                         "K) per run into a PNG file (or any format matplotlib writes, by the "
                         "file's extension: .pdf, .svg, ...; needs matplotlib)")
+    add_plugin_option(p)
 
 
 def add_parser(subparsers) -> None:
@@ -339,6 +341,7 @@ def _check_trec_only(args) -> None:
 
 
 def run(args) -> int:
+    load_plugins(args.plugins)
     if _trec_eval_output(args):
         return 0
     _check_trec_only(args)
@@ -361,6 +364,7 @@ def run_compare(args) -> int:
 
     if len(args.runs) < 2:
         raise CommandError("give at least two runs to compare")
+    load_plugins(args.plugins)
     qrels, runs, names, results = _evaluate_all(args)
     labels = _labels(results[0].metrics, _trec_options(args))
     by_name = dict(zip(names, results, strict=True))

@@ -6,6 +6,7 @@ The scorers (:func:`make_ranking_scorer`) are loaded on first use, so that
 
 from importlib import import_module
 
+from ._custom import register_metric
 from ._evaluate import evaluate
 from ._evaluation import Evaluation
 
@@ -89,6 +90,7 @@ __all__ = [
     "rank_biased_precision_score",
     "rank_eff_score",
     "recall_at_k_score",
+    "register_metric",
     "xgboost_eval_metric",
 ]
 

@@ -124,8 +124,10 @@ class MetricSpec:
 
     @property
     def info(self):
-        """The metric's registered definition."""
-        return METRICS[self.name]
+        """The metric's registered definition (an installed package's metric is
+        loaded by its name, as in a process that unpickled the spec)."""
+        metric = METRICS.get(self.name)
+        return lookup(self.name) if metric is None else metric
 
     @property
     def greater_is_better(self) -> bool:
