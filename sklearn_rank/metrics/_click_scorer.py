@@ -43,7 +43,8 @@ class ClickScorer(RankingScorer):
         labels = ipw_labels(y_true, _propensities(self.propensity, position))
         return super().__call__(estimator, X, labels, sample_weight=sample_weight, qid=qid)
 
-    def _requests(self) -> dict:
+    def score_requests(self) -> dict:
+        """The metadata the scorer requests (query ids and display positions by default)."""
         return getattr(self, "_score_requests",
                        {"qid": True, "position": True, "sample_weight": None})
 
