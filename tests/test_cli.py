@@ -40,39 +40,9 @@ def test_version_both_ways():
     assert script.stdout.strip() == f"sklearn-rank {sklearn_rank.__version__}"
 
 
-_KEPT = """
-import sys
-import numpy as np
-from sklearn_rank.cli import _support as _cli_support
-
-def rss():  # resident memory, kB
-    return int(next(line for line in open("/proc/self/status")
-                    if line.startswith("VmRSS")).split()[1])
-
-if sys.argv[1] == "keep":
-    _cli_support.keep_freed_memory()
-block = np.ones(64 * 2**20 // 8)  # 64 MiB, touched
-held = rss()
-del block
-print(held - rss())
-"""
-
-
-@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
-def test_the_program_keeps_the_memory_it_frees():
-    """``keep_freed_memory`` (called by the program's entry, not by ``main``):
-    on glibc a freed 64 MiB array stays with the process for the next arrays
-    (no fresh pages to fault in); without it glibc gives it back at once."""
-    def released(mode):
-        proc = subprocess.run([sys.executable, "-c", _KEPT, mode], capture_output=True,
-                              text=True, timeout=60)
-        assert proc.returncode == 0, proc.stderr
-        return int(proc.stdout)
-
-    assert released("default") > 48 * 1024  # kB: glibc unmapped it
-    if "glibc" in " ".join(__import__("platform").libc_ver()):
-        assert released("keep") < 8 * 1024
-    # the console script and python -m both go through the program's entry
+def test_the_console_script_and_python_m_enter_through_the_program():
+    """The console script and ``python -m sklearn_rank`` both go through
+    ``program`` (the process-level setting lives there, not in ``main``)."""
     from importlib.metadata import entry_points
 
     (script,) = entry_points(group="console_scripts", name="sklearn-rank")
@@ -80,6 +50,19 @@ def test_the_program_keeps_the_memory_it_frees():
     pyproject = Path(__file__).parents[1] / "pyproject.toml"
     if pyproject.exists():  # a checkout: the script it installs
         assert 'sklearn-rank = "sklearn_rank.cli._entry:program"' in pyproject.read_text()
+    main = (Path(sklearn_rank.__file__).parent / "__main__.py").read_text()
+    assert "from .cli._entry import program" in main
+
+
+def test_process_level_settings_live_in_one_module():
+    """Switching the cycle collector and tuning the C allocator change the
+    whole process: only ``cli/_process.py`` may do such a thing."""
+    package = Path(sklearn_rank.__file__).parent
+    pattern = re.compile(r"\bgc\.(disable|enable|freeze|set_threshold)\(|\bmallopt\b|"
+                         r"\bimport ctypes\b")
+    found = sorted(str(path.relative_to(package)) for path in package.rglob("*.py")
+                   if pattern.search(path.read_text(encoding="utf-8")))
+    assert found == [str(Path("cli") / "_process.py")]
 
 
 def test_the_program_runs_without_the_cycle_collector():

@@ -24,7 +24,8 @@ def _naive_group(q):
 
 
 def _check_grouping(q):
-    order, starts, seg_pos, qids = _group(q)
+    g = _group(q)
+    order, starts, seg_pos, qids = g.order, g.starts, g.seg_pos, g.qids
     n = q.shape[0]
     order = np.arange(n) if order is None else order
     lengths = np.diff(np.append(starts, n))
@@ -75,15 +76,15 @@ def test_grouping_many_runs_and_queries(n_queries):
 @pytest.mark.parametrize("high", [1, 7, 2**16, 2**16 + 1, 2**32])
 @pytest.mark.parametrize("n", [0, 1, 5, 100_000])
 def test_radix_grouping_is_a_stable_argsort(high, n):
-    """_grouped's one- or two-digit radix sort: NumPy's stable argsort, and
+    """stable_code_sort's one- or two-digit radix sort: NumPy's stable argsort, and
     the positions where the sorted codes change."""
     codes = np.random.default_rng(n + high).integers(0, high, n, dtype=np.uint64)
-    by, bounds = _grouping._grouped(codes)
+    by, bounds = _grouping.stable_code_sort(codes)
     expected = np.argsort(codes, kind="stable")
     np.testing.assert_array_equal(by, expected)
     s = codes[expected]
     np.testing.assert_array_equal(bounds, np.flatnonzero(np.diff(s, prepend=-1)) if n else [0])
-    by, _ = _grouping._grouped(lambda part: codes[part], n)  # codes chunk by chunk
+    by, _ = _grouping.stable_code_sort(lambda part: codes[part], n)  # codes chunk by chunk
     np.testing.assert_array_equal(by, expected)
 
 

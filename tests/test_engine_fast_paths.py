@@ -64,15 +64,14 @@ def test_string_ids_grouped_as_their_values(width, collide, monkeypatch):
         q = names[rng.integers(0, n_ids, n)]
         uniques, codes = np.unique(q, return_inverse=True)
         expect = np.argsort(codes, kind="stable")
-        order, starts, seg_pos, qids = group(q)
-        np.testing.assert_array_equal(qids, uniques)
-        got = np.arange(n) if order is None else order
-        np.testing.assert_array_equal(got, expect)
-        assert seg_pos is None
-        order, starts, seg_pos, qids = group(q, any_order=True)
-        got = np.arange(n) if order is None else order
-        pos = np.arange(qids.shape[0]) if seg_pos is None else seg_pos
-        lengths = np.diff(np.append(starts, n))
+        g = group(q)
+        np.testing.assert_array_equal(g.qids, uniques)
+        np.testing.assert_array_equal(g.rows(), expect)
+        assert g.seg_pos is None
+        g = group(q, any_order=True)
+        got, starts, qids = g.rows(), g.starts, g.qids
+        pos = np.arange(qids.shape[0]) if g.seg_pos is None else g.seg_pos
+        lengths = g.lengths
         # a permutation; each segment holds all of one id's rows, in input order
         np.testing.assert_array_equal(np.sort(got), np.arange(n))
         segment = np.repeat(np.arange(starts.shape[0]), lengths)
@@ -92,11 +91,11 @@ def test_tiny_contiguous_string_queries_move_no_row(collide, monkeypatch):
     names = np.array([f"query-{i:04d}" for i in rng.permutation(3000)])
     lengths = rng.integers(1, 3, names.shape[0])
     q = np.repeat(names, lengths)
-    order, starts, seg_pos, qids = group(q, any_order=True)
-    assert order is None
-    np.testing.assert_array_equal(starts, np.cumsum(lengths) - lengths)
-    np.testing.assert_array_equal(qids[seg_pos], names)
+    g = group(q, any_order=True)
+    assert g.order is None
+    np.testing.assert_array_equal(g.starts, np.cumsum(lengths) - lengths)
+    np.testing.assert_array_equal(g.qids[g.seg_pos], names)
     q[1], q[-1] = q[-1], q[1]  # two rows swapped: not contiguous any more
-    order, starts, seg_pos, qids = group(q)
+    g = group(q)
     uniques, codes = np.unique(q, return_inverse=True)
-    np.testing.assert_array_equal(order, np.argsort(codes, kind="stable"))
+    np.testing.assert_array_equal(g.order, np.argsort(codes, kind="stable"))

@@ -10,11 +10,21 @@ For a few very long ids among short ones, hash those one by one with
 
 Callers that need exactness verify candidate matches by comparing the
 strings: a hash only says which strings may be equal.
+
+Each device has a plain reference beside it, which the tests compare it with:
+:func:`hash64_reference` (the same hash in Python integers, string by string),
+:func:`has_equal_reference` and :func:`dense_codes_reference` (``np.unique``).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
+
+__all__ = ["DenseCodes", "dense_codes", "dense_codes_reference", "has_equal",
+           "has_equal_reference", "hash64", "hash64_reference", "hash_bytes", "hash_words",
+           "mix", "pair_key"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
@@ -102,6 +112,29 @@ def hash64(values: np.ndarray) -> np.ndarray:
     return mix(hash_words(_words(values).T))
 
 
+def hash64_reference(values: np.ndarray) -> np.ndarray:
+    """:func:`hash64` computed string by string in Python integers (the reference)."""
+    mask = (1 << 64) - 1
+
+    def mixed(x: int) -> int:
+        x ^= x >> 30
+        x = (x * 0xBF58476D1CE4E5B9) & mask
+        x ^= x >> 27
+        x = (x * 0x94D049BB133111EB) & mask
+        return x ^ (x >> 31)
+
+    out = []
+    for text in values.tolist():
+        data = text.encode("utf-32-le") if values.dtype.kind == "U" else text
+        data += bytes(-len(data) % 8)
+        h = 0
+        for j in range(len(data) // 8):
+            multiplier = mixed(((j + 1) * 0x9E3779B97F4A7C15) & mask) | 1
+            h ^= (int.from_bytes(data[8 * j:8 * j + 8], "little") * multiplier) & mask
+        out.append(mixed(h))
+    return np.array(out, dtype=np.uint64)
+
+
 def pair_key(first: np.ndarray, second: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """A 64-bit key of pairs of strings, from a mixed hash of the first
     (:func:`mix` of :func:`hash_words`) and :func:`hash_words` of the second:
@@ -128,9 +161,9 @@ def has_equal(keys: np.ndarray) -> bool:
     key. Two equal keys share a slot, so one of them is its winner (the other
     then finds it) or both lost; the losers (~20% of the keys) go through the
     same again, mixed (:func:`mix`, a bijection: equal stays equal), until a
-    few are left, which are sorted. Exact whatever the keys; 5x faster than
-    ``np.sort`` on a million well-mixed keys (only the high bits need be
-    mixed, as :func:`pair_key`'s).
+    few are left, which are sorted. Exact whatever the keys (the same answer
+    as :func:`has_equal_reference`); fast when the high bits are well mixed
+    (as :func:`pair_key`'s), as a table pass is O(n) where a sort is not.
 
     Examples
     --------
@@ -162,20 +195,36 @@ def has_equal(keys: np.ndarray) -> bool:
     return bool((keys[1:] == keys[:-1]).any())
 
 
-def dense_codes(keys: np.ndarray, rounds: int = 3) -> tuple[np.ndarray, np.ndarray] | None:
-    """Equal keys numbered densely, without sorting: ``(codes, firsts)``.
+def has_equal_reference(keys: np.ndarray) -> bool:
+    """:func:`has_equal` by ``np.unique`` (the reference)."""
+    return np.unique(keys).shape[0] < keys.shape[0]
+
+
+class DenseCodes(NamedTuple):
+    """Equal keys numbered densely: what :func:`dense_codes` returns."""
+
+    codes: np.ndarray
+    """The number of every row's key, in ``range(m)`` for ``m`` distinct keys."""
+    firsts: np.ndarray
+    """``firsts[c]``: a row holding code c's key (increasing in c)."""
+
+
+def dense_codes(keys: np.ndarray, rounds: int = 3) -> DenseCodes | None:
+    """Equal keys numbered densely, without sorting.
 
     ``codes[i]`` is in ``range(m)`` for the ``m`` distinct uint64 ``keys``
-    (equal keys, equal codes) and ``firsts[c]`` is a row holding code c's
-    key (increasing). Each round writes the unresolved rows into a table (at
-    most 2**21 slots) at a slot named by the top bits of their key times an
-    odd constant (another each round), the last writer of a slot winning:
-    every row whose key is its slot's winner's is resolved to that winner.
-    All the rows of a key share a slot, so a key is resolved whole, in one
-    round, to one row. Keys still unresolved after ``rounds`` rounds (many
-    distinct keys colliding): None, and the caller sorts instead. On 1.2M
-    rows of 10k distinct keys: one round, 12 ms; the codes then group in one
-    radix pass (13 ms) where the keys needed two (24 ms).
+    (equal keys, equal codes) and ``firsts[c]`` is a row holding code c's key
+    (increasing in c): the same partition of the rows as
+    :func:`dense_codes_reference`, or None (see below).
+
+    Each round writes the unresolved rows into a table (at most 2**21 slots)
+    at a slot named by the top bits of their key times an odd constant
+    (another each round), the last writer of a slot winning: every row whose
+    key is its slot's winner's is resolved to that winner. All the rows of a
+    key share a slot, so a key is resolved whole, in one round, to one row.
+    Keys still unresolved after ``rounds`` rounds (many distinct keys
+    colliding): None, and the caller sorts instead. Dense codes below 2**16
+    then group in one radix pass where 32-bit hash codes need two.
 
     Examples
     --------
@@ -213,4 +262,14 @@ def dense_codes(keys: np.ndarray, rounds: int = 3) -> tuple[np.ndarray, np.ndarr
     first[winner] = True
     number = np.cumsum(first, dtype=np.int32 if n < 2**31 else np.intp)
     number -= 1
-    return number.take(winner), np.flatnonzero(first)
+    return DenseCodes(number.take(winner), np.flatnonzero(first))
+
+
+def dense_codes_reference(keys: np.ndarray) -> DenseCodes:
+    """:func:`dense_codes` by ``np.unique`` (the reference): codes in the
+    order of each key's first row, which is that row."""
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    by_first = np.argsort(first)  # the unique keys in the order of their first rows
+    rank = np.empty_like(by_first)
+    rank[by_first] = np.arange(by_first.shape[0])
+    return DenseCodes(rank[inverse.reshape(-1)], first[by_first])

@@ -86,6 +86,10 @@ def run_blocks(work: Callable[[object], None], blocks: Sequence, threads: int) -
     raises, no further block starts and the error of the first such block
     (in the order of ``blocks``, not of time) is raised once every thread has
     ended: the same error whatever the number of threads.
+
+    ``threads=1`` is the reference: a plain loop over the blocks on the
+    calling thread. Callers give each block its own part of the result to
+    write, so any number of threads gives the result of that loop, bit for bit.
     """
     if threads <= 1 or len(blocks) <= 1:
         for block in blocks:

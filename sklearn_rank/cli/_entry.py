@@ -36,26 +36,21 @@ if _signals.getsignal(_signals.SIGINT) is _signals.default_int_handler:
 
 def program() -> int:
     """The ``sklearn-rank`` program: :func:`sklearn_rank.cli._app.main` in a
-    process of its own, which keeps the memory it frees for its next arrays
-    (:func:`~sklearn_rank.cli._support.keep_freed_memory`) and runs without
-    Python's cycle collector (:func:`~sklearn_rank.cli._support.no_collections`).
+    process of its own, which runs without Python's cycle collector
+    (:func:`~sklearn_rank.cli._process.command_process`).
 
     Returns
     -------
     status : int
         The exit status (see :data:`sklearn_rank.cli._support.EPILOG`).
     """
-    import gc
-
     from . import _app as _cli
-    from ._support import keep_freed_memory, no_collections
+    from ._process import command_process
 
-    keep_freed_memory()
-    no_collections()
     try:
-        return _cli.main()
+        with command_process():
+            return _cli.main()
     finally:
-        gc.freeze()  # what is alive lives to the exit: its collection has nothing to do
         if _signals.getsignal(_signals.SIGINT) is _interrupted:
             # The command is done: an interrupt from here on changes nothing (at
             # the interpreter's very end, SIGINT's default would kill the process).

@@ -11,15 +11,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
-import gc
 import math
 import os
 import sys
 import zlib
 
 __all__ = ["EPILOG", "EXPECTED", "STDIN", "Append", "CommandError", "check_stdin", "integer",
-           "is_expected", "keep_freed_memory", "message_of", "no_collections", "option", "real",
-           "say", "shown", "silence_stdout", "source", "write"]
+           "is_expected", "message_of", "option", "real", "say", "shown", "silence_stdout",
+           "source", "write"]
 
 EPILOG = """\
 exit status: 0 on success; 2 on bad input, with one line on stderr
@@ -35,52 +34,9 @@ EXPECTED = (ValueError, TypeError, OSError, EOFError, ImportError, MemoryError, 
 _MAX_MESSAGE = 1000  # characters of one error line
 # The commands' TREC reader (read_qrels / read_run engine=): NumPy's, with or
 # without pyarrow. In a process that reads one run, pyarrow's parser saves
-# less than importing pyarrow costs (25-45 ms, and ~40 MB more peak memory on
-# a 1M-line run); the tables are the same.
+# less than importing pyarrow costs (in time and peak memory); the tables are
+# the same.
 READER = "numpy"
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
-
-
-def keep_freed_memory() -> None:
-    """Let the ``sklearn-rank`` process reuse the memory it frees (glibc only).
-
-    glibc hands a large freed block back to the system at once (``munmap``,
-    or a trim of the heap's top), so the next large array starts on fresh
-    pages, each faulted in and zeroed by the kernel: on a 1M-line run,
-    ``sklearn-rank evaluate`` took 30,000 such faults, 10% of its time.
-    Large blocks are taken from the heap and the heap is never trimmed
-    instead: the process keeps its peak memory until it exits (soon) and
-    reuses it (18,000 faults, a fifth fewer wall time spent). The command
-    line's entry calls this; :func:`sklearn_rank.cli._app.main` called from
-    Python (a library's process) leaves the allocator alone. Elsewhere than
-    glibc nothing is done.
-    """
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):  # (no C library symbols, or not glibc's)
-        return
-    mallopt(_M_MMAP_THRESHOLD, 1 << 30)
-    mallopt(_M_TRIM_THRESHOLD, 2**31 - 1)
-
-
-def no_collections() -> None:
-    """Turn off Python's cycle collector in the ``sklearn-rank`` process.
-
-    The commands work on arrays and make little cyclic garbage, but their
-    imports (NumPy's above all) create hundreds of thousands of objects,
-    which the collector walks again and again while they load: 5-10 ms of
-    ``sklearn-rank evaluate`` on a 1M-line run (~280 ms). The program's
-    entry calls this (and freezes what is alive before the interpreter
-    exits, whose last collection took another 10-20 ms); ``tune``, whose
-    fits make cyclic garbage (estimators, boosters), turns the collector
-    back on first. :func:`sklearn_rank.cli._app.main` called from Python leaves
-    the collector alone.
-    """
-    gc.disable()
 
 
 #: The file argument that means standard input (a qrels file or a run).

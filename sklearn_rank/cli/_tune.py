@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 import time
 from contextlib import contextmanager
 
+from ._process import collect_again
 from ._support import EPILOG, CommandError, integer, option, real
 
 __all__ = ["add_parser", "run"]
@@ -262,7 +262,7 @@ def run(args) -> int:
         wrap,
     )
 
-    gc.enable()  # (off in the program's process: no_collections) fits make cyclic garbage
+    collect_again()  # (off in the program's process) fits make cyclic garbage
     t0 = time.perf_counter()
 
     def say(text: str) -> None:  # lines as they come, also into a pipe or a log

@@ -67,7 +67,8 @@ def sort_by_query(X, y, qid, sample_weight, kind: str, who: str, position=None):
             f"{who}: X has {n_rows} rows but qid has {len(qid)} values; pass one query id "
             "per row (not group sizes)." + length_hint(len(qid), n_rows)
         )
-    order, starts, sizes = group_rows(qid)
+    grouping = group_rows(qid)
+    order, starts, sizes = grouping.order, grouping.starts, grouping.lengths
     if position is not None and kind == "qid":
         order = sort_within_queries(order, sizes, position)
     if order is not None:

@@ -109,8 +109,8 @@ def _read_ids(final, Xt, X, read_ids, who: str):
 def _check_same_queries(ranker_ids, frame_ids, ranker: str, who: str) -> None:
     """Refuse ranker ids that group the rows otherwise than X's own ``qid`` column:
     the ranker's column is then not the query ids (a step moved them)."""
-    _, a = query_codes(ranker_ids)
-    _, b = query_codes(frame_ids)
+    a = query_codes(ranker_ids).codes
+    b = query_codes(frame_ids).codes
     n_a, n_b = int(a.max()) + 1, int(b.max()) + 1
     if n_a == n_b == np.unique(a.astype(np.int64) * n_b + b).shape[0]:
         return

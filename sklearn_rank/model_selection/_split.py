@@ -31,7 +31,7 @@ def _codes(splitter, X, groups, qid) -> np.ndarray:
     name = "groups" if qid is None and groups is not None else "qid"
     # Validated as given (a list is not handed to NumPy, which would merge
     # 1 and "1" or b"a" and "a"): see metrics._qid.
-    codes = query_codes(ids, name)[1]
+    codes = query_codes(ids, name).codes
     n_rows = None if X is None else _n_rows(X)
     if n_rows is not None and codes.shape[0] != n_rows:
         raise ValueError(

@@ -145,7 +145,7 @@ def _float_values(pa, column, integer: bool) -> np.ndarray | None:
     if values.null_count:
         return None
     # The buffer itself (writable, owned by this array from now on);
-    # pyarrow's to_numpy would import pandas (0.3 s).
+    # pyarrow's to_numpy would import pandas.
     values = np.frombuffer(values.buffers()[1], dtype=np.int64 if integer else np.float64,
                            count=len(values), offset=8 * values.offset)
     return values.astype(np.float64) if integer else values

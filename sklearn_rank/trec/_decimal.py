@@ -12,14 +12,17 @@ at most 16 bytes, with a digit string (its digits without the dot) of value
 at most 2**53. Its value is then the integer of its digits divided by a power
 of ten, both exact as float64, and IEEE division rounds correctly: the value
 is exactly Python's ``float(token)`` (Clinger's fast path). Any other token is
-left to the caller.
+left to the caller. :func:`decimal_values_reference` reads the same tokens
+one by one with a regular expression and ``float``: the tests compare the two.
 """
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
-__all__ = ["decimal_values"]
+__all__ = ["decimal_values", "decimal_values_reference"]
 
 _U = np.uint64
 _ONES = _U(0x0101010101010101)
@@ -150,4 +153,19 @@ def decimal_values(words: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, n
     values = mantissa.astype(np.float64)
     values /= _POW10[decimals]
     np.negative(values, out=values, where=negative)
+    return values, read
+
+
+_PLAIN = re.compile(rb"[+-]?[0-9]*\.?[0-9]*")
+
+
+def decimal_values_reference(tokens: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`decimal_values` of tokens given as ``bytes``, one by one with a
+    regular expression and ``float`` (the reference; NaN for tokens not read)."""
+    values, read = np.full(len(tokens), np.nan), np.zeros(len(tokens), dtype=bool)
+    for i, token in enumerate(tokens):
+        digits = token.lstrip(b"+-").replace(b".", b"", 1)
+        if (len(token) <= 16 and _PLAIN.fullmatch(token) and digits
+                and int(digits) <= 2**53):
+            values[i], read[i] = float(token), True
     return values, read

@@ -4,10 +4,15 @@ Query ids are coded against their sorted union (:func:`query_codes`); each
 run row then finds its judgment in a per-query open-addressing hash table of
 the qrels' 64-bit pair keys (:class:`_HashTable`), and every match is
 verified by comparing the ids (:func:`match_rows`): a hash collision costs
-time (the join is redone exactly), never a wrong match.
+time (the join is redone exactly, by :func:`match_rows_reference`), never a
+wrong match. :func:`match_rows_reference`, a dict of the ids, is also what the
+hash join is tested against; :func:`query_codes_reference` is
+:func:`query_codes`' reference.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -17,56 +22,105 @@ from ._tables import Qrels, Run, _Table
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
-    """``np.unique(values)`` (which imports ``numpy.ma``: 10-20 ms a process)."""
+    """``np.unique(values)``, without importing ``numpy.ma`` as ``np.unique``
+    does (a cost every one-shot process would pay)."""
     values = np.sort(values)
     return values[np.append(True, values[1:] != values[:-1])[:values.shape[0]]]
 
 
-def query_codes(*tables: _Table) -> tuple[np.ndarray, list[np.ndarray]]:
+class QueryCodes(NamedTuple):
+    """Query ids of several tables coded against their sorted union: what
+    :func:`query_codes` returns."""
+
+    vocabulary: np.ndarray
     """The query ids of the tables, unique and sorted (bytes order, as
-    trec_eval), as str; and for every table the position in them of each of
-    its runs of rows with the same qid (:attr:`_Table.query_runs`)."""
+    trec_eval), as str."""
+    run_codes: list[np.ndarray]
+    """For every table, the position in :attr:`vocabulary` of each of its runs
+    of rows with the same qid (:attr:`_Table.query_runs`)."""
+
+
+def query_codes(*tables: _Table) -> QueryCodes:
+    """The query ids of the tables coded against their sorted union (see
+    :class:`QueryCodes`); the same as :func:`query_codes_reference`."""
     columns = [table.qid_bytes for table in tables]
     starts = [table.query_runs[0] for table in tables]
     if all(column.compact for column in columns):
         ids = [column.fixed(s) for column, s in zip(columns, starts, strict=True)]
         vocabulary = sorted_unique(np.concatenate(ids))
-        return _text(vocabulary), [np.searchsorted(vocabulary, i).astype(np.int32) for i in ids]
+        return QueryCodes(_text(vocabulary),
+                          [np.searchsorted(vocabulary, i).astype(np.int32) for i in ids])
     # a few very long ids: compared as bytes objects (memory: their bytes)
     return _codes_of_items([column.items(s) for column, s in zip(columns, starts, strict=True)])
 
 
-def row_codes(qrels, run) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(vocabulary, q_run_code, r_run_code, q_code, r_code)``: the query ids
-    of both tables (:func:`query_codes`), the code of each run of rows of the
-    qrels and of the run, and the code of each of their rows."""
+def query_codes_reference(*tables: _Table) -> QueryCodes:
+    """:func:`query_codes` by a sorted set of the ids as ``bytes`` (the reference)."""
+    return _codes_of_items([table.qid_bytes.items(table.query_runs[0]) for table in tables])
+
+
+class RowCodes(NamedTuple):
+    """The query codes of a qrels table and a run: what :func:`row_codes` returns."""
+
+    vocabulary: np.ndarray
+    """The query ids of both tables, unique and sorted (:func:`query_codes`)."""
+    q_run_code: np.ndarray
+    """The code of each run of rows with the same qid of the qrels."""
+    r_run_code: np.ndarray
+    """The same of the run."""
+    q_code: np.ndarray
+    """The code of each row of the qrels."""
+    r_code: np.ndarray
+    """The code of each row of the run."""
+
+
+def row_codes(qrels, run) -> RowCodes:
+    """The query ids of both tables (:func:`query_codes`), the code of each
+    run of rows of the qrels and of the run, and the code of each of their rows."""
     if len(qrels) == 0:
         raise ValueError("The qrels hold no judgment.")
     vocabulary, (q_run_code, r_run_code) = query_codes(qrels, run)
     q_code = np.repeat(q_run_code, qrels.query_runs[1])
     r_code = np.repeat(r_run_code, run.query_runs[1])
-    return vocabulary, q_run_code, r_run_code, q_code, r_code
+    return RowCodes(vocabulary, q_run_code, r_run_code, q_code, r_code)
 
 
-def query_sides(qrels, run):
+class QuerySides(NamedTuple):
+    """The query codes of a qrels table and a run, and which side has each
+    query: what :func:`query_sides` returns."""
+
+    vocabulary: np.ndarray
+    """The query ids of both tables, unique and sorted (:func:`query_codes`)."""
+    q_code: np.ndarray
+    """The code of each row of the qrels."""
+    r_code: np.ndarray
+    """The code of each row of the run."""
+    judged: np.ndarray
+    """For every query code, whether the qrels judge that query."""
+    in_run: np.ndarray
+    """For every query code, whether the run retrieves for that query."""
+
+
+def query_sides(qrels, run) -> QuerySides:
     """:func:`row_codes` of the tables (without the codes of their runs of
     rows), and for every query code whether the qrels judge it and whether
-    the run retrieves for it: ``(vocabulary, q_code, r_code, judged, in_run)``."""
-    vocabulary, q_run_code, r_run_code, q_code, r_code = row_codes(qrels, run)
-    judged = np.zeros(vocabulary.shape[0], dtype=bool)
-    judged[q_run_code] = True
-    in_run = np.zeros(vocabulary.shape[0], dtype=bool)
-    in_run[r_run_code] = True
-    return vocabulary, q_code, r_code, judged, in_run
+    the run retrieves for it."""
+    codes = row_codes(qrels, run)
+    judged = np.zeros(codes.vocabulary.shape[0], dtype=bool)
+    judged[codes.q_run_code] = True
+    in_run = np.zeros(codes.vocabulary.shape[0], dtype=bool)
+    in_run[codes.r_run_code] = True
+    return QuerySides(codes.vocabulary, codes.q_code, codes.r_code, judged, in_run)
 
 
-def _codes_of_items(ids: list[list[bytes]]) -> tuple[np.ndarray, list[np.ndarray]]:
+def _codes_of_items(ids: list[list[bytes]]) -> QueryCodes:
     """:func:`query_codes` of lists of ids."""
     vocabulary = sorted(set().union(*ids))
     index = {q: i for i, q in enumerate(vocabulary)}
     strings = np.empty(len(vocabulary), dtype=object)
     strings[:] = vocabulary
-    return _text(strings), [np.array([index[q] for q in i], dtype=np.int32) for i in ids]
+    return QueryCodes(_text(strings),
+                      [np.array([index[q] for q in i], dtype=np.int32) for i in ids])
 
 
 class _HashTable:
@@ -140,7 +194,9 @@ def match_rows(qrels: Qrels, run: Run, q_code: np.ndarray, r_code: np.ndarray,
 
     ``q_code`` and ``r_code`` are the query codes of every row of the qrels
     and of the run (:func:`query_codes`, repeated over the rows), ``n_codes``
-    their number.
+    their number. The same as :func:`match_rows_reference`: a hash join of
+    the pairs' 64-bit keys, each match verified on the ids (any collision:
+    the reference's exact join instead).
     """
     table = _HashTable(qrels.keys, q_code, n_codes)
     keys, n = run.keys, len(run)
@@ -153,12 +209,19 @@ def match_rows(qrels: Qrels, run: Run, q_code: np.ndarray, r_code: np.ndarray,
     # each part's rows find their own matches: the same whatever the threads
     run_blocks(find, parts, thread_limit() if len(parts) > 1 else 1)
     if not _verified(match, qrels, run, q_code, r_code):
-        # a hash collision: join exactly, by the ids
-        index = {pair: i for i, pair in enumerate(zip(q_code.tolist(), qrels.docno_bytes.items(),
-                                                      strict=True))}
-        match[:] = [index.get(pair, len(qrels))
-                    for pair in zip(r_code.tolist(), run.docno_bytes.items(), strict=True)]
+        match[:] = match_rows_reference(qrels, run, q_code, r_code)  # a hash collision
     return match
+
+
+def match_rows_reference(qrels: Qrels, run: Run, q_code: np.ndarray,
+                         r_code: np.ndarray) -> np.ndarray:
+    """:func:`match_rows` by a dict of the (query code, docno bytes) pairs
+    (the reference, and the exact join when a hash collides)."""
+    index = {pair: i for i, pair in enumerate(zip(q_code.tolist(), qrels.docno_bytes.items(),
+                                                  strict=True))}
+    return np.array([index.get(pair, len(qrels))
+                     for pair in zip(r_code.tolist(), run.docno_bytes.items(), strict=True)],
+                    dtype=np.int64)
 
 
 def _verified(match: np.ndarray, qrels: Qrels, run: Run, q_code: np.ndarray,

@@ -103,14 +103,13 @@ class _FastValues:
     :meth:`result`: the values, or None if any token is not a finite number
     (or holds a ``_``).
 
-    Blocks of :data:`_NUMBERS` tokens: each block is ~60 short NumPy calls,
-    and on two threads smaller blocks spend their time taking turns at the
-    GIL (8192 tokens a block: two threads 1.5x slower than one on a 1M-line
-    run; 32768: 1.6x faster), larger ones keep more temporaries alive.
+    Blocks of :data:`_NUMBERS` tokens: each block is a few dozen short NumPy
+    calls, each taking the GIL, so much smaller blocks leave threads taking
+    turns at it; much larger ones keep more temporaries alive.
 
     A column of one-digit tokens (the usual relevance levels, 0 to 4) is
-    read at once from its bytes (:attr:`digits`; no blocks): 1 ms instead
-    of 14 ms for the 200k levels of a qrels file, integer check included.
+    read at once from its bytes (:attr:`digits`; no blocks, and no integer
+    check needed).
     """
 
     def __init__(self, column: _Column):

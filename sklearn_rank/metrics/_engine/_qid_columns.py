@@ -2,8 +2,8 @@
 
 String and categorical columns are factorized where they live (pandas' hash
 tables, Arrow's ``dictionary_encode``): exact for strings and bytes (Arrow
-compares bytes, pandas ``==`` on Python strings), an order of magnitude faster
-than hashing Python strings in a dict, and never padded to the longest id.
+compares bytes, pandas ``==`` on Python strings), without a Python call per
+row as a dict of Python strings needs, and never padded to the longest id.
 Libraries are used only when the column is theirs (so already imported).
 """
 

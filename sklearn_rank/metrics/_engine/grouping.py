@@ -1,15 +1,23 @@
 """Grouping rows by query id: one O(n) pass when the ids are contiguous, one
 stable grouping sort otherwise (DESIGN §6).
 
-Ids are validated first (:mod:`~sklearn_rank.metrics._engine.qid`). Integer ids in a dense range
-are
-grouped with a presence table, short strings by their characters packed into
-one integer (exact), longer ones by a hash
-(:func:`sklearn_rank._utils.hashing.hash_words`, the hashing module shared with TREC
-evaluation) verified exactly, anything else by NumPy's sort.
+The interface is :func:`group`, which returns a :class:`Grouping`;
+:func:`group_reference` computes the same grouping with ``np.unique`` and a
+stable ``np.argsort`` and is what the fast path is tested against. The radix
+sort of codes, :func:`stable_code_sort`, has its reference beside it too
+(:func:`stable_code_sort_reference`).
+
+Ids are validated first (:mod:`~sklearn_rank.metrics._engine.qid`). Integer ids
+in a dense range are grouped with a presence table, short strings by their
+characters packed into one integer (exact), longer ones by a hash
+(:func:`sklearn_rank._utils.hashing.hash_words`, the hashing module shared with
+TREC evaluation) verified exactly, anything else by NumPy's sort.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,10 +26,11 @@ from ..._utils.runs import runs_at, runs_of
 from .qid import qid_values
 from .threads import n_threads, run_blocks
 
-__all__ = ["RowIds", "group", "group_rows", "qid_array", "query_codes"]
+__all__ = ["Grouping", "QueryCodes", "RowIds", "group", "group_reference", "group_rows",
+           "qid_array", "query_codes", "stable_code_sort", "stable_code_sort_reference"]
 
 # Row chunk for whole-array passes over big inputs: temporaries stay small
-# (no page faults on fresh 100 MB arrays at 12M rows) and cache-friendly.
+# (no fresh whole-array temporaries to fault in) and cache-friendly.
 _CHUNK = 1 << 20
 
 
@@ -95,18 +104,27 @@ def _each_part(func, n: int) -> list:
     return out
 
 
-def _grouped(codes, n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``(by, bounds)`` of non-negative codes < 2**32: a stable argsort of
-    the codes, and the positions in it where the code changes (0 included).
+class SortedCodes(NamedTuple):
+    """Codes in a stable sorted order: what :func:`stable_code_sort` returns."""
+
+    by: np.ndarray
+    """The stable argsort of the codes (equal codes keep their input order)."""
+    bounds: np.ndarray
+    """The positions in ``by`` where the code changes, 0 included (none for no code)."""
+
+
+def stable_code_sort(codes, n: int | None = None) -> SortedCodes:
+    """A stable argsort of non-negative integer codes below 2**32, and where
+    the sorted codes change.
 
     ``codes`` is an array, or a function of a slice giving the codes of those
-    positions (so big inputs are encoded chunk by chunk). A least significant
-    digit radix sort on 16-bit digits (NumPy's stable argsort of 16-bit
-    integers is a radix sort, O(n)): one pass when every code is below 2**16
-    (codes that are ranks: as many as distinct ids), two otherwise (hash
-    codes). On 1.2M rows, against sorting 64-bit keys ``code << 32 |
-    position``: 7x faster with one pass, 1.8x with two, on a CPU where
-    NumPy's sort is not vectorised (its 64-bit sort is then ~60 ns a row).
+    positions (so big inputs are encoded chunk by chunk; ``n``: how many).
+    Equal to :func:`stable_code_sort_reference` for every input.
+
+    A least significant digit radix sort on 16-bit digits: NumPy's stable
+    argsort of 16-bit integers is a counting sort, O(n), so codes below
+    2**16 (ranks: as many as distinct ids) take one pass and hash codes two,
+    where a comparison sort of 64-bit keys is O(n log n).
     """
     get = codes if callable(codes) else codes.__getitem__
     n = codes.shape[0] if n is None else n
@@ -121,23 +139,34 @@ def _grouped(codes, n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     code = code[by]
     bounds = np.flatnonzero(code[1:] != code[:-1])
     bounds += 1
-    return by, np.concatenate((np.zeros(1, dtype=np.intp), bounds))
+    return SortedCodes(by, np.concatenate((np.zeros(1, dtype=np.intp), bounds)))
 
 
-def _segments(v: np.ndarray):
-    """Group equal values of ``v``.
+def stable_code_sort_reference(codes: np.ndarray) -> SortedCodes:
+    """:func:`stable_code_sort` by ``np.argsort(kind="stable")`` (the reference)."""
+    by = np.argsort(codes, kind="stable")
+    s = codes[by]
+    bounds = np.flatnonzero(s[1:] != s[:-1]) + 1
+    return SortedCodes(by, np.concatenate((np.zeros(1, dtype=np.intp), bounds)))
 
-    Returns ``(by, bounds, rank, uniques)``: ``by`` is a stable permutation of
-    ``v`` that makes equal values contiguous, ``bounds`` the start of each
-    segment in ``by`` (segments in any order), ``rank`` the position of each
-    segment's value in ``uniques``, the sorted unique values.
-    """
+
+class _Segments(NamedTuple):
+    """Equal values made contiguous: what :func:`_segments` returns."""
+
+    by: np.ndarray  # a stable permutation of the values making equal ones contiguous
+    bounds: np.ndarray  # the start of each segment in ``by`` (segments in any order)
+    rank: np.ndarray  # the position of each segment's value in ``uniques``
+    uniques: np.ndarray  # the sorted unique values
+
+
+def _segments(v: np.ndarray) -> _Segments:
+    """Group equal values of ``v`` (see :class:`_Segments`)."""
     n = v.shape[0]
     if n >= 1 << 32:  # pragma: no cover - beyond packed keys
         uniques, codes = _unique(v)
         by = np.argsort(codes, kind="stable")
         bounds = np.flatnonzero(np.diff(codes[by], prepend=-1))
-        return by, bounds, np.arange(uniques.shape[0]), uniques
+        return _Segments(by, bounds, np.arange(uniques.shape[0]), uniques)
     if v.dtype.kind in "iu":
         lo, hi = int(v.min()), int(v.max())
         if hi - lo <= 4 * n + 1024:  # dense ids: a presence table, O(n + range)
@@ -154,7 +183,8 @@ def _segments(v: np.ndarray):
     return _by_codes(*_unique(v)[::-1])
 
 
-def _string_segments(v: np.ndarray, codes: np.ndarray | None = None, exact: bool = False):
+def _string_segments(v: np.ndarray, codes: np.ndarray | None = None,
+                     exact: bool = False) -> _Segments | None:
     """:func:`_segments` of strings, or None if two distinct strings share a code.
 
     Sorting strings is slow: number the rows' keys densely
@@ -170,11 +200,11 @@ def _string_segments(v: np.ndarray, codes: np.ndarray | None = None, exact: bool
     dense = dense_codes(codes)
     if dense is not None:  # each row's segment is its number
         segment, first_rows = dense
-        by, bounds = _grouped(segment)
+        by, bounds = stable_code_sort(segment)
     else:
         if exact:  # (64-bit keys: their hash's 32 bits, verified below)
             codes, exact = mix(codes) >> np.uint64(32), False
-        by, bounds = _grouped(codes)
+        by, bounds = stable_code_sort(codes)
         first_rows = by[bounds]
         sizes = np.diff(np.append(bounds, n))
         segment = np.empty(n, dtype=np.intp)
@@ -190,13 +220,13 @@ def _string_segments(v: np.ndarray, codes: np.ndarray | None = None, exact: bool
     srt = np.argsort(firsts, kind="stable")
     rank = np.empty_like(srt)
     rank[srt] = np.arange(srt.shape[0])
-    return by, bounds, rank, firsts[srt]
+    return _Segments(by, bounds, rank, firsts[srt])
 
 
-def _by_codes(codes: np.ndarray, uniques: np.ndarray):
+def _by_codes(codes: np.ndarray, uniques: np.ndarray) -> _Segments:
     """:func:`_segments` from codes that already are ranks: segments come sorted."""
-    by, bounds = _grouped(codes)
-    return by, bounds, np.arange(uniques.shape[0]), uniques
+    by, bounds = stable_code_sort(codes)
+    return _Segments(by, bounds, np.arange(uniques.shape[0]), uniques)
 
 
 def _unique(v: np.ndarray):
@@ -209,12 +239,12 @@ def _unique(v: np.ndarray):
         ) from None
 
 
-def _factorize(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _factorize(q: np.ndarray) -> QueryCodes:
     """Sorted unique values of ``q`` and the code (rank) of every element."""
     by, bounds, rank, uniques = _segments(q)
     codes = np.empty(q.shape[0], dtype=np.intp)
     codes[by] = np.repeat(rank, np.diff(np.append(bounds, q.shape[0])))
-    return uniques, codes
+    return QueryCodes(uniques, codes)
 
 
 def _expand(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -233,29 +263,81 @@ def _in_id_order(by, bounds, rank, total):
     return by[_expand(bounds[in_order], sizes)], sizes
 
 
-def group(q: np.ndarray, *, any_order: bool = False):
+@dataclass(frozen=True)
+class Grouping:
+    """Rows grouped by query id: what :func:`group` returns.
+
+    The grouped rows are the input rows taken in :attr:`order`; in that order
+    each query's rows are contiguous (a *segment*) and keep their input order.
+    """
+
+    order: np.ndarray | None
+    """The stable row permutation that makes every query contiguous, or None
+    when the rows already are (no row moves: grouped order is input order)."""
+    starts: np.ndarray
+    """The position of each segment's first row in grouped order (increasing)."""
+    seg_pos: np.ndarray | None
+    """The position in :attr:`qids` of each segment's id, or None when the
+    segments follow the order of :attr:`qids`."""
+    qids: np.ndarray
+    """The unique query ids, sorted."""
+    n_rows: int
+    """The number of rows."""
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """The number of rows of each segment."""
+        return np.diff(np.append(self.starts, self.n_rows))
+
+    def rows(self) -> np.ndarray:
+        """:attr:`order`, or the identity permutation when it is None."""
+        return np.arange(self.n_rows) if self.order is None else self.order
+
+
+def group(q: np.ndarray, *, any_order: bool = False) -> Grouping:
     """Group rows by query id.
 
-    Returns ``(order, starts, seg_pos, qids)``: ``order`` is the stable row
-    permutation that makes queries contiguous (None when they already are),
-    ``starts`` the offset of each query in grouped order, ``seg_pos`` the
-    position in ``qids`` of each grouped query (None when they follow the
-    sorted order) and ``qids`` the sorted unique ids.
+    Parameters
+    ----------
+    q : ndarray of shape (n_rows,)
+        Validated ids (:func:`~sklearn_rank.metrics._engine.qid.qid_values`):
+        rows share a query exactly when their values are equal.
+    any_order : bool, default=False
+        Whether moved rows may leave their segments in any order (then given
+        by :attr:`Grouping.seg_pos`), which saves putting them in id order.
+        Without it, :attr:`Grouping.seg_pos` is None unless no row moves.
 
+    Returns
+    -------
+    Grouping
+        The same grouping as :func:`group_reference` (the same rows in each
+        query, in input order, and the same sorted ids), with no row moved
+        when the rows already are contiguous.
+
+    Notes
+    -----
     An O(n) comparison finds the runs of equal consecutive ids. Long runs
     (the usual case: grouped or nearly grouped data) are grouped as runs —
     the data are contiguous exactly when no id owns two runs — and expanded
     back to rows; short runs (shuffled rows) are grouped as rows. Either way
     the values are grouped once (:func:`_segments`) and segments are put in id
-    order as wholes, never by a second sort. With ``any_order``, moved rows
-    may leave their queries in any order (given by ``seg_pos``), which saves
-    that reordering.
+    order as wholes, never by a second sort.
     """
     n = q.shape[0]
     codes, run_starts, r = _runs(q)
     if r > n // 4:  # short runs: group the rows themselves
         return _group_rows(q, codes, run_starts, r, any_order)
     return _group_runs(q, run_starts, r)
+
+
+def group_reference(q: np.ndarray) -> Grouping:
+    """:func:`group` by ``np.unique`` and a stable ``np.argsort`` (the reference):
+    rows always moved into id order, segments in the order of the ids."""
+    qids, codes = np.unique(q, return_inverse=True)
+    codes = codes.reshape(-1)
+    counts = np.bincount(codes, minlength=qids.shape[0])
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.intp)
+    return Grouping(np.argsort(codes, kind="stable"), starts, None, qids, q.shape[0])
 
 
 def _runs(q: np.ndarray):
@@ -285,7 +367,7 @@ def _runs(q: np.ndarray):
     return codes, run_starts, run_starts.shape[0]
 
 
-def _group_rows(q: np.ndarray, codes, run_starts, r: int, any_order: bool):
+def _group_rows(q: np.ndarray, codes, run_starts, r: int, any_order: bool) -> Grouping:
     """:func:`group` of shuffled rows: the rows themselves are grouped."""
     n = q.shape[0]
     out = None if codes is None else _string_segments(q, *codes)
@@ -301,14 +383,14 @@ def _group_rows(q: np.ndarray, codes, run_starts, r: int, any_order: bool):
     if m == r:  # every query one run: contiguous, no row moves
         first_row = by[bounds]
         seg_pos = rank[np.argsort(first_row)]
-        return None, run_starts, (None if (seg_pos == np.arange(m)).all() else seg_pos), qids
+        return Grouping(None, run_starts, _unless_identity(seg_pos), qids, n)
     if any_order:
-        return by, bounds, (None if (rank == np.arange(m)).all() else rank), qids
+        return Grouping(by, bounds, _unless_identity(rank), qids, n)
     order, sizes = _in_id_order(by, bounds, rank, n)
-    return order, np.concatenate(([0], np.cumsum(sizes)[:-1])), None, qids
+    return Grouping(order, np.concatenate(([0], np.cumsum(sizes)[:-1])), None, qids, n)
 
 
-def _group_runs(q: np.ndarray, run_starts: np.ndarray, r: int):
+def _group_runs(q: np.ndarray, run_starts: np.ndarray, r: int) -> Grouping:
     """:func:`group` of long runs: the runs are grouped, then expanded to rows."""
     n = q.shape[0]
     by, bounds, rank, qids = _segments(q[run_starts])
@@ -316,13 +398,18 @@ def _group_runs(q: np.ndarray, run_starts: np.ndarray, r: int):
     if m == r:  # already contiguous: no row moves
         seg_pos = np.empty(m, dtype=np.intp)
         seg_pos[by] = rank  # each segment is a single run
-        return None, run_starts, (None if (seg_pos == np.arange(m)).all() else seg_pos), qids
+        return Grouping(None, run_starts, _unless_identity(seg_pos), qids, n)
     run_order, runs_per_query = _in_id_order(by, bounds, rank, r)
     run_lengths = np.diff(np.append(run_starts, n))[run_order]
     order = _expand(run_starts[run_order], run_lengths)
     first_run = np.concatenate(([0], np.cumsum(runs_per_query)[:-1]))
     rows_per_query = np.add.reduceat(run_lengths, first_run)
-    return order, np.concatenate(([0], np.cumsum(rows_per_query)[:-1])), None, qids
+    return Grouping(order, np.concatenate(([0], np.cumsum(rows_per_query)[:-1])), None, qids, n)
+
+
+def _unless_identity(positions: np.ndarray) -> np.ndarray | None:
+    """``positions``, or None when they are ``0, 1, 2, ...`` (segments in id order)."""
+    return None if (positions == np.arange(positions.shape[0])).all() else positions
 
 
 def _looks_shuffled(q: np.ndarray, sample: int = 4096) -> bool:
@@ -364,21 +451,30 @@ def qid_array(qid, name: str = "qid") -> np.ndarray:
     return q if labels is None else labels.astype(object)[q]
 
 
-def query_codes(qid, name: str = "qid") -> tuple[np.ndarray, np.ndarray]:
+class QueryCodes(NamedTuple):
+    """Query ids coded by their rank: what :func:`query_codes` returns."""
+
+    qids: np.ndarray
+    """The unique ids, sorted."""
+    codes: np.ndarray
+    """The position in :attr:`qids` of every row's id."""
+
+
+def query_codes(qid, name: str = "qid") -> QueryCodes:
     """Validated query ids: the sorted unique ids and the code of every row."""
     q, labels = qid_values(qid, name)
     if q.shape[0] == 0:
         raise ValueError(f"{name} is empty; pass one query id per row.")
     if labels is not None:  # codes already are ranks among the sorted ids
-        return labels, q
+        return QueryCodes(labels, q)
     return _factorize(q)
 
 
-def group_rows(qid, name: str = "qid") -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
-    """Stable row order that makes queries contiguous (None if they are), and
-    the first row and size of each query in that order."""
+def group_rows(qid, name: str = "qid") -> Grouping:
+    """Validated query ids grouped (:func:`group`): the stable row order that
+    makes queries contiguous (None if they are), and the first row and size
+    of each query in that order."""
     q, _ = qid_values(qid, name)
     if q.shape[0] == 0:
         raise ValueError(f"{name} is empty; pass one query id per row.")
-    order, starts, _, _ = group(q)
-    return order, starts, np.diff(np.append(starts, q.shape[0]))
+    return group(q)

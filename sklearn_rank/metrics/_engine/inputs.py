@@ -12,6 +12,7 @@ numbers do (DESIGN §8).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from decimal import Decimal
 from numbers import Rational
 
@@ -20,7 +21,7 @@ import numpy as np
 from ..._utils.queries import length_hint
 from ..._utils.validation import check_ordered
 from .data import Data, scalar, to_query_order
-from .grouping import RowIds, group
+from .grouping import Grouping, RowIds, group
 from .qid import qid_values
 from .threads import n_threads, run_blocks
 
@@ -193,9 +194,9 @@ class _Matrix:
     def row_qid(self, row):
         return row // self.n_docs
 
-    def group(self):
-        return (None, np.arange(0, self.labels.shape[0], self.n_docs), None,
-                np.arange(self.n_queries))
+    def group(self) -> Grouping:
+        return Grouping(None, np.arange(0, self.labels.shape[0], self.n_docs), None,
+                        np.arange(self.n_queries), self.labels.shape[0])
 
     def row_ids(self, qids: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         return np.repeat(qids, lengths)
@@ -227,12 +228,12 @@ class _Flat:
         self.ids = q if self.id_labels is None else RowIds(q, self.id_labels)
         self.row_qid = self.ids.__getitem__
 
-    def group(self):
+    def group(self) -> Grouping:
         # queries in any order: Data.seg_pos puts the values in id order
+        grouping = group(self.codes, any_order=True)
         if self.id_labels is None:
-            return group(self.codes, any_order=True)
-        order, starts, seg_pos, _ = group(self.codes, any_order=True)
-        return order, starts, seg_pos, self.id_labels
+            return grouping
+        return replace(grouping, qids=self.id_labels)  # (the codes' ids)
 
     def row_ids(self, qids: np.ndarray, lengths: np.ndarray):
         return self.ids
@@ -250,8 +251,10 @@ def prepare(y_true, y_score, qid=None, sample_weight=None) -> Data:
     rows = _Matrix(labels, scores) if qid is None else _Flat(labels, scores, qid)
     check_finite(rows.labels, "y_true", rows.row_qid)
     check_finite(rows.scores, "y_score", rows.row_qid)
-    order, starts, seg_pos, qids = rows.group()
-    lengths = np.diff(np.append(starts, rows.labels.shape[0]))
+    grouping = rows.group()
+    order, starts, seg_pos, qids = (grouping.order, grouping.starts, grouping.seg_pos,
+                                    grouping.qids)
+    lengths = grouping.lengths
     weights = None
     if sample_weight is not None:
         weights = _query_weights(sample_weight, rows, qids.shape[0], order, starts, lengths,

@@ -2,7 +2,7 @@
 
 NumPy releases the GIL in the calls that make up a block's work (sorts,
 gathers, ufuncs on arrays of thousands of cells), so blocks ranked and scored
-on two threads take about half the time on two cores. Threads never change a
+on several threads run on several cores at once. Threads never change a
 result: the blocks are the same whatever the number of threads (they depend on
 the data only), each block is computed by one thread with the same NumPy calls,
 and each writes its own queries' values. Only which thread takes which block
