@@ -20,8 +20,8 @@ import sys
 
 import numpy as np
 import pytest
-from sklearn_rank.trec._trec_eval.drop_in.table import NICKNAMES
 
+from sklearn_rank.metrics._vocab.trec_eval_table import NICKNAMES
 from sklearn_rank.trec import trec_eval
 
 pytrec_eval = pytest.importorskip("pytrec_eval")

@@ -351,7 +351,7 @@ def _cwl_options(name: str, options: dict, value: dict, declared: dict) -> None:
 
 def is_engine(name: str, params: dict) -> bool:
     """Whether ir_measures' ``name`` with ``params`` is computed by the
-    trec_eval engine (:mod:`sklearn_rank.trec._trec_eval.specs`), not the registry."""
+    trec_eval engine (:mod:`sklearn_rank.metrics._families.trec_eval`), not the registry."""
     return (name in ENGINE or name in ("Compat", "Accuracy") or name in DIVERSITY
             or (name == "SetP" and params.get("relative", False))
             or (name == "SetF" and params.get("beta", 1.0) != 1.0))

@@ -136,7 +136,7 @@ def refuse_engine_name(text: str, spec: str) -> None:
     family = text.partition(".")[0]
     if not family.replace("_", "").isalnum():
         return
-    from ...trec._trec_eval.table import MEASURES, NICKNAMES, parse_measures
+    from .trec_eval_table import MEASURES, NICKNAMES, parse_measures
 
     if family in MEASURES or family in NICKNAMES:
         try:

@@ -7,11 +7,12 @@ from collections.abc import Iterable
 from numbers import Integral
 
 from ..._utils.validation import HasMethods, Interval, validate_params
+from ...metrics._vocab.trec_eval_table import parse_measures
 from .._frames import DataFrame
 from .._io import read_qrels, read_run
 from .._tables import Qrels, Run
 from .rankings import ranked
-from .table import TrecResult, parse_measures
+from .table import TrecResult
 from .table import trec_eval as _compute
 
 __all__ = ["trec_eval"]

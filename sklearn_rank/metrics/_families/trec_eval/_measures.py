@@ -1,14 +1,10 @@
 """trec_eval 10.0's binary and count measures, vectorised over queries.
 
-Every function takes a :class:`Context` (the rankings of
-:mod:`~sklearn_rank.trec._trec_eval.rankings` and the flags) and the measure's parameters, and
-returns
-``[(printed name, per-query values)]``. Sums run in rank order
-(``np.bincount`` adds its weights in order), as trec_eval's loops do, so
-every value is the same double. The gain-based measures are in
-:mod:`~sklearn_rank.trec._trec_eval._gain`, the set measures in
-:mod:`~sklearn_rank.trec._trec_eval._set`; the table of all of
-them in :mod:`~sklearn_rank.trec._trec_eval.table`.
+Every function takes a :class:`Context` (the rankings, :class:`~.ranked.Ranked`, and the
+flags) and the measure's parameters, and returns ``[(printed name, per-query values)]``. Sums
+run in rank order (``np.bincount`` adds its weights in order), as trec_eval's loops do, so
+every value is the same double. The gain-based measures are in :mod:`._gain`, the set
+measures in :mod:`._set`; the table of all of them in :mod:`.measures`.
 """
 
 from __future__ import annotations
@@ -18,7 +14,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .rankings import Ranked
+from .ranked import Ranked
 
 __all__ = ["Context"]
 
@@ -71,7 +67,7 @@ class Context:
         start = max(self.level, 0)
         r = self.data.levels[:, start:].sum(axis=1)
         if self.data.unleveled is not None:
-            r[self.data.unleveled] = 0  # stale counts (see _te_data._stale_levels)
+            r[self.data.unleveled] = 0  # stale counts (see trec._trec_eval.rankings._stale_levels)
         return r
 
     @cached_property

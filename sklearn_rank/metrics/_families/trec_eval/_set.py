@@ -1,6 +1,6 @@
 """trec_eval 10.0's set measures (set_P, set_recall, set_relative_P, set_map,
 set_F, utility), unj and relstring: counts over each query's whole ranking
-(or its top k), vectorised over queries like :mod:`~sklearn_rank.trec._trec_eval._measures`."""
+(or its top k), vectorised over queries like :mod:`._measures`."""
 
 from __future__ import annotations
 
