@@ -89,10 +89,8 @@ def trec_entries(text: str, data, level: int, keep: np.ndarray, complete: bool) 
     for label, values in per_query.items():
         how = "sum" if label.startswith("num_") else "gmean" if label.startswith("gm_") \
             else "mean"
-        if label == "gm_bpref":
-            values = m.bpref(c, None)[0][1]
-        elif label == "gm_map":
-            values = m.map_(c, None)[0][1]
+        if label in ("gm_bpref", "gm_map"):  # the values, not their logs
+            values = compute(data, {label[3:]: None}, relevance_level=level)[0].values
         values = np.asarray(values, dtype=np.float64)[keep]
         # trec_eval's own summary when it saw the same queries (-c); else
         # the same sum, in the same order, over the evaluated queries

@@ -10,33 +10,49 @@ in trec_eval's order (:func:`sequential_sum`).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
 
-from ..._vocab.trec_eval_table import MEASURES, PAIRS, PARAMS
+from ..._engine.ranking import TREC_ORDER
+from ..._vocab.trec_eval_table import LONG, MEASURES, PAIRS, PARAMS
 from . import _gain as gain
 from . import _measures as m
 from . import _set as st
 from ._measures import Context
 from .ranked import Ranked
 
-__all__ = ["KERNELS", "Context", "Row", "compute", "sequential_sum"]
+__all__ = ["KERNELS", "TWINS", "Context", "Row", "compute", "sequential_sum", "twin_specs"]
 
-#: The kernel of every measure of the table but runid and num_q (the run's
-#: tag and the number of queries): ``(Context, parameters) -> [(printed name,
-#: per-query values)]``.
+#: trec_eval's measures a registry metric computes: the registry spec of each
+#: (a template of the cut-off for the cut-off families), evaluated under
+#: convention="trec_eval" (linear gain, empty queries 0) with ``-l`` as its
+#: threshold, on the rankings in trec_eval's order (:data:`TREC_ORDER`).
+#: gm_map and gm_bpref are the logs of map's and bpref's values.
+TWINS = {
+    "map": "map", "gm_map": "map", "Rprec": "r_precision", "bpref": "bpref",
+    "gm_bpref": "bpref", "recip_rank": "mrr", "ndcg": "ndcg(gain='linear')",
+    "set_P": "p", "set_recall": "recall", "set_F": "f1",
+    "P": "p@{}", "recall": "recall@{}", "ndcg_cut": "ndcg(gain='linear')@{}",
+    "map_cut": "map@{}", "success": "hit_rate@{}",
+}
+_LOGGED = ("gm_map", "gm_bpref")  # per query: the log of the value, floored at 1e-5
+
+#: The kernel of every measure of the table that no registry metric computes
+#: (:data:`TWINS`), but runid and num_q (the run's tag and the number of
+#: queries): ``(Context, parameters) -> [(printed name, per-query values)]``.
+#: ndcg with gain pairs and set_F with a beta are here too: no registry
+#: metric takes trec_eval's gain pairs (whose ideal ranking sorts gains by
+#: their difference truncated to an int) or F's beta.
 KERNELS = {
     "num_ret": m.num_ret, "num_rel": m.num_rel, "num_rel_ret": m.num_rel_ret,
-    "map": m.map_, "gm_map": m.gm_map, "Rprec": m.rprec, "bpref": m.bpref,
-    "recip_rank": m.recip_rank, "iprec_at_recall": m.iprec_at_recall, "P": m.P,
-    "relstring": st.relstring, "recall": m.recall, "infAP": m.infap, "gm_bpref": m.gm_bpref,
+    "iprec_at_recall": m.iprec_at_recall, "relstring": st.relstring, "infAP": m.infap,
     "Rprec_mult": m.rprec_mult, "utility": st.utility, "11pt_avg": m.pt11_avg,
     "binG": m.bin_g, "G": gain.g_measure, "dcg": gain.dcg, "ideal_dcg": gain.ideal_dcg,
     "ndcg": gain.ndcg, "ndcg_rel": gain.ndcg_rel, "Rndcg": gain.rndcg,
-    "ndcg_cut": gain.ndcg_cut, "map_cut": m.map_cut, "relative_P": m.relative_p,
-    "success": m.success, "set_P": st.set_p, "set_relative_P": st.set_relative_p,
-    "set_recall": st.set_recall, "set_map": st.set_map, "set_F": st.set_f,
+    "relative_P": m.relative_p, "set_relative_P": st.set_relative_p,
+    "set_map": st.set_map, "set_F": st.set_f,
     "num_nonrel_judged_ret": m.num_nonrel_judged_ret, "rbp": gain.rbp,
     "rbp_resid": gain.rbp_resid, "unj": st.unj,
 }
@@ -76,13 +92,54 @@ def compute(data: Ranked, measures: dict, *, relevance_level: int = 1,
             continue
         arg = params if params is not None or measure.params in (PARAMS, PAIRS) \
             else measure.default
-        for label, values in KERNELS[name](c, arg):
+        twins = twin_specs(name, params if params is not None else measure.default)
+        found = KERNELS[name](c, arg) if twins is None else _registry(c, name, twins)
+        for label, values in found:
             if data.missing.any() and _forced(label):
                 values = np.where(data.missing, "" if label == "relstring" else 0.0, values)
             total = None if measure.summary is None else _summary(measure.summary, values,
                                                                   data, name)
             rows.append(Row(label, measure.kind, values, total))
     return rows
+
+
+def twin_specs(name: str, params) -> list[tuple[str, str]] | None:
+    """``[(printed name, registry spec)]`` of trec_eval's measure ``name``
+    with ``params`` (its cut-offs, or a :class:`Params`), or None when no
+    registry metric computes it (``ndcg``'s gain pairs, ``set_F``'s beta)."""
+    template = TWINS.get(name)
+    if template is None:
+        return None
+    if MEASURES[name].params == LONG:
+        return [(f"{name}_{k}", template.format(k)) for k in params]
+    if params:  # (the defaults of a measure without parameters are ())
+        return None
+    return [(name, template)]
+
+
+def _registry(c: Context, name: str, twins: list) -> list:
+    """The per-query values of ``twins`` (from :func:`twin_specs`) by the
+    registry's kernels on ``c``'s rankings, under trec_eval's convention and
+    relevance level; the logs of the values for gm_map and gm_bpref."""
+    from ..._plan import Plan
+    from ..._vocab.spec import parse_specs
+
+    if "data" not in c.cache:
+        c.cache["data"] = c.data.as_data()
+    missing = [spec for _, spec in twins if spec not in c.cache]
+    if missing:
+        plan = Plan.resolved(parse_specs(missing), {"convention": "trec_eval",
+                                                   "threshold": c.level})
+        plan = Plan(replace(e, options={**e.options, "ties": TREC_ORDER})
+                    for e in plan.entries)
+        part = plan.per_query(c.cache["data"])
+        for spec, entry in zip(missing, plan.entries, strict=True):
+            values = part.values[entry.key]
+            values[part.empty[entry.key]] = 0.0  # trec_eval's 0 (convention: empty="zero")
+            c.cache[spec] = values
+    if name in _LOGGED:
+        return [(label, m.log_floor(c.cache[spec])) for label, spec in twins]
+    return [(label, c.cache[spec]) for label, spec in twins]
 
 
 def sequential_sum(values) -> float:

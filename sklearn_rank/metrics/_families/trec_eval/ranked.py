@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._engine.data import Data, ranked_data
+
 __all__ = ["NONPOOL", "UNJUDGED", "Ranked"]
 
 NONPOOL = -1
@@ -58,3 +60,44 @@ class Ranked:
     def position(self) -> np.ndarray:
         """The 0-based rank of every row in its query."""
         return np.arange(self.rel.shape[0]) - np.repeat(self.offsets[:-1], self.n)
+
+    def as_data(self) -> Data:
+        """The rankings as the registry's ranked rows
+        (:func:`~sklearn_rank.metrics._engine.data.ranked_data`), for its kernels.
+
+        Each query holds its retrieved documents in rank order (label
+        ``max(code, 0)``, judged when the code is >= 0), then one row for each
+        judged document of a level >= 0 it did not retrieve (which count for R
+        and the ideal ranking; their identity does not matter), or one
+        unjudged placeholder when it has no row at all. No scores: the order
+        is trec_eval's, with no ties left.
+        """
+        nq = self.n_queries
+        levels = self.levels
+        if self.unleveled is not None and self.unleveled.any():
+            levels = levels.copy()
+            levels[self.unleveled] = 0  # stale counts: the query has no level >= 0
+        width = levels.shape[1]
+        n = self.n
+        judged = self.rel >= 0
+        retrieved = np.bincount(self.query[judged] * width + self.rel[judged],
+                                minlength=nq * width).reshape(nq, width)
+        missed = np.maximum(levels - retrieved, 0)
+        n_missed = missed.sum(axis=1)
+        lengths = n + n_missed
+        placeholder = lengths == 0
+        lengths = lengths + placeholder
+        starts = np.cumsum(lengths) - lengths
+        labels = np.zeros(int(lengths.sum()))
+        flags = np.zeros_like(labels)
+        at = np.repeat(starts - self.offsets[:-1], n) + np.arange(self.rel.shape[0])
+        labels[at] = np.maximum(self.rel, 0)
+        flags[at] = judged
+        level_of = np.tile(np.arange(width, dtype=np.float64), nq)
+        missed_labels = np.repeat(level_of, missed.ravel())
+        first = np.repeat(starts + n - (np.cumsum(n_missed) - n_missed), n_missed)
+        at = first + np.arange(missed_labels.shape[0])
+        labels[at] = missed_labels
+        flags[at] = 1.0
+        return ranked_data(labels, lengths, np.asarray(self.qids, dtype=object),
+                           n_retrieved=n, judged=flags)
