@@ -16,8 +16,10 @@ import re
 from dataclasses import dataclass, field
 
 from .ir_measures import irm_engine, is_irm_object
+from .registry import OtherMeasure, register_other
+from .trec_eval import TREC_CUTOFF_MEASURES, TREC_MEASURES
 
-__all__ = ["DOUBLE", "EngineItem", "LONG", "MEASURES", "NICKNAMES", "PAIRS", "PARAMS",
+__all__ = ["DOUBLE", "TWINS", "EngineItem", "LONG", "MEASURES", "NICKNAMES", "PAIRS", "PARAMS",
            "STRINGS", "Params", "TrecEvalError", "atof", "atol", "engine_item", "parse_measures"]
 
 
@@ -103,6 +105,57 @@ NICKNAMES = {
     "set": ("runid num_q num_ret num_rel num_rel_ret utility set_P set_recall "
             "set_relative_P set_map set_F").split(),
 }
+
+
+#: What each measure is, for the catalogue (:data:`~.registry.OTHER`).
+_ABOUT = {
+    "runid": "the run's tag (a string, printed as the summary)",
+    "num_q": "the number of queries evaluated",
+    "num_ret": "documents retrieved",
+    "num_rel": "relevant documents in the qrels (level >= -l)",
+    "num_rel_ret": "relevant documents retrieved",
+    "map": "mean average precision",
+    "gm_map": "geometric mean of the per-query AP (floored at 1e-5)",
+    "Rprec": "precision at rank R, the number of relevant documents",
+    "bpref": "binary preference: relevant documents ranked above judged non-relevant ones",
+    "recip_rank": "reciprocal rank of the first relevant document",
+    "iprec_at_recall": "interpolated precision at recall levels (0.0, 0.1, ..., 1.0)",
+    "P": "precision at cut-offs k",
+    "relstring": "the levels of the top documents, as a string (per query)",
+    "recall": "recall at cut-offs k",
+    "infAP": "inferred AP (Yilmaz & Aslam 2006): AP estimated from a sampled pool",
+    "gm_bpref": "geometric mean of the per-query bpref (floored at 1e-5)",
+    "Rprec_mult": "precision at multiples of R",
+    "utility": "set utility a*rel_ret + b*nonrel_ret + c*rel_nonret + d*nonrel_nonret",
+    "11pt_avg": "mean interpolated precision at the 11 recall levels 0.0 .. 1.0",
+    "binG": "Kishida's G with binary gains",
+    "G": "Kishida's normalised G (generalised average precision) with gain pairs",
+    "dcg": "discounted cumulative gain with trec_eval's gain pairs",
+    "ideal_dcg": "DCG of the ideal ranking, with trec_eval's gain pairs",
+    "ndcg": "normalised DCG, linear gain (or trec_eval's gain pairs)",
+    "ndcg_rel": "NDCG averaged over the ranks of the relevant documents",
+    "Rndcg": "NDCG averaged over the ranks where the ideal gain changes",
+    "ndcg_cut": "normalised DCG at cut-offs k, linear gain",
+    "map_cut": "average precision at cut-offs k",
+    "relative_P": "precision at k over the best possible: relevant in top k / min(k, R)",
+    "success": "1 if a relevant document is in the top k",
+    "set_P": "precision of the whole retrieved set",
+    "set_relative_P": "relevant retrieved / min(retrieved, R)",
+    "set_recall": "recall of the whole retrieved set",
+    "set_map": "set precision times set recall",
+    "set_F": "F-measure of set precision and set recall (beta=1 by default)",
+    "num_nonrel_judged_ret": "judged non-relevant documents retrieved",
+    "rbp": "rank-biased precision (Moffat & Zobel 2008) with gain pairs and persistence p",
+    "rbp_resid": "RBP's residual: the weight left to the unjudged ranks",
+    "unj": "the fraction of the top k that is unjudged",
+}
+#: The registry metric of each measure a registry metric computes (per-query
+#: values: gm_map and gm_bpref are map's and bpref's, averaged geometrically).
+TWINS = {**TREC_MEASURES, **TREC_CUTOFF_MEASURES, "gm_map": "map", "gm_bpref": "bpref"}
+for _name in MEASURES:
+    register_other(OtherMeasure(_name, "trec_eval", _ABOUT[_name], twin=TWINS.get(_name),
+                                engine=None if _name in TWINS else "trec_eval"))
+del _name
 
 
 @dataclass(frozen=True)

@@ -16,27 +16,19 @@ from typing import NamedTuple
 import numpy as np
 
 from ..._engine.ranking import TREC_ORDER
-from ..._vocab.trec_eval_table import LONG, MEASURES, PAIRS, PARAMS
+from ..._vocab.trec_eval_table import LONG, MEASURES, PAIRS, PARAMS, TWINS
 from . import _gain as gain
 from . import _measures as m
 from . import _set as st
 from ._measures import Context
 from .ranked import Ranked
 
-__all__ = ["KERNELS", "TWINS", "Context", "Row", "compute", "sequential_sum", "twin_specs"]
+__all__ = ["KERNELS", "Context", "Row", "compute", "sequential_sum", "twin_specs"]
 
-#: trec_eval's measures a registry metric computes: the registry spec of each
-#: (a template of the cut-off for the cut-off families), evaluated under
-#: convention="trec_eval" (linear gain, empty queries 0) with ``-l`` as its
-#: threshold, on the rankings in trec_eval's order (:data:`TREC_ORDER`).
-#: gm_map and gm_bpref are the logs of map's and bpref's values.
-TWINS = {
-    "map": "map", "gm_map": "map", "Rprec": "r_precision", "bpref": "bpref",
-    "gm_bpref": "bpref", "recip_rank": "mrr", "ndcg": "ndcg(gain='linear')",
-    "set_P": "p", "set_recall": "recall", "set_F": "f1",
-    "P": "p@{}", "recall": "recall@{}", "ndcg_cut": "ndcg(gain='linear')@{}",
-    "map_cut": "map@{}", "success": "hit_rate@{}",
-}
+# trec_eval's measures a registry metric computes (the table's TWINS: the registry
+# spec of each, a template of the cut-off for the cut-off families) are evaluated under
+# convention="trec_eval" (linear gain, empty queries 0) with -l as the
+# threshold, on the rankings in trec_eval's order (TREC_ORDER).
 _LOGGED = ("gm_map", "gm_bpref")  # per query: the log of the value, floored at 1e-5
 
 #: The kernel of every measure of the table that no registry metric computes
