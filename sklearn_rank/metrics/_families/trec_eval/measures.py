@@ -74,6 +74,9 @@ def compute(data: Ranked, measures: dict, *, relevance_level: int = 1,
     c = Context(data, relevance_level, n_docs)
     nq = data.n_queries
     rows = []
+    _evaluate_twins(c, [spec for name, params in measures.items() for _, spec in
+                        twin_specs(name, params if params is not None
+                                   else MEASURES[name].default) or ()])
     for name, params in measures.items():
         measure = MEASURES[name]
         if name == "runid":
@@ -113,25 +116,31 @@ def _registry(c: Context, name: str, twins: list) -> list:
     """The per-query values of ``twins`` (from :func:`twin_specs`) by the
     registry's kernels on ``c``'s rankings, under trec_eval's convention and
     relevance level; the logs of the values for gm_map and gm_bpref."""
-    from ..._plan import Plan
-    from ..._vocab.spec import parse_specs
-
-    if "data" not in c.cache:
-        c.cache["data"] = c.data.as_data()
-    missing = [spec for _, spec in twins if spec not in c.cache]
-    if missing:
-        plan = Plan.resolved(parse_specs(missing), {"convention": "trec_eval",
-                                                   "threshold": c.level})
-        plan = Plan(replace(e, options={**e.options, "ties": TREC_ORDER})
-                    for e in plan.entries)
-        part = plan.per_query(c.cache["data"])
-        for spec, entry in zip(missing, plan.entries, strict=True):
-            values = part.values[entry.key]
-            values[part.empty[entry.key]] = 0.0  # trec_eval's 0 (convention: empty="zero")
-            c.cache[spec] = values
+    _evaluate_twins(c, [spec for _, spec in twins])
     if name in _LOGGED:
         return [(label, m.log_floor(c.cache[spec])) for label, spec in twins]
     return [(label, c.cache[spec]) for label, spec in twins]
+
+
+def _evaluate_twins(c: Context, texts: list[str]) -> None:
+    """Compute the registry specs ``texts`` not in ``c.cache`` yet, in one
+    plan (each block of queries ranked once for all), into ``c.cache``."""
+    from ..._plan import Plan
+    from ..._vocab.spec import parse_specs
+
+    texts = [text for text in dict.fromkeys(texts) if text not in c.cache]
+    if not texts:
+        return
+    if "data" not in c.cache:
+        c.cache["data"] = c.data.as_data()
+    specs = parse_specs(texts)
+    plan = Plan.resolved(specs, {"convention": "trec_eval", "threshold": c.level})
+    plan = Plan(replace(e, options={**e.options, "ties": TREC_ORDER}) for e in plan.entries)
+    part = plan.per_query(c.cache["data"])
+    for text, spec in zip(texts, specs, strict=True):
+        values = part.values[str(spec)].copy()
+        values[part.empty[str(spec)]] = 0.0  # trec_eval's 0 (convention: empty="zero")
+        c.cache[text] = values
 
 
 def sequential_sum(values) -> float:
