@@ -602,13 +602,6 @@ def test_the_function_gets_a_copy_and_the_cut_off():
     assert seen[0][1] == 2 and seen[1][1] is None
 
 
-def test_trec_eval_names_match_the_engine_table():
-    from sklearn_rank.metrics._vocab.trec_eval import TREC_EVAL_NAMES
-    from sklearn_rank.trec._trec_eval.table import MEASURES, NICKNAMES
-
-    assert TREC_EVAL_NAMES == {*MEASURES, *NICKNAMES}
-
-
 # -- the documentation pages, followed to the letter -------------------------------------
 
 DOCS = Path(__file__).parents[1] / "docs"

@@ -21,8 +21,8 @@ import sys
 import numpy as np
 import pytest
 
+from sklearn_rank.metrics._vocab.trec_eval_table import NICKNAMES
 from sklearn_rank.trec import trec_eval
-from sklearn_rank.trec._trec_eval.table import NICKNAMES
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

@@ -197,8 +197,8 @@ def _labels(specs, options, trec_names: bool = False) -> dict[str, str]:
     from ..metrics import MetricSpec
     from ..metrics._vocab.spec import expand_metrics
     from ..metrics._vocab.trec_eval import trec_name
+    from ..metrics._vocab.trec_eval_table import MEASURES as TREC_FAMILIES
     from ..trec._evaluate import in_trec_order
-    from ..trec._trec_eval.table import MEASURES as TREC_FAMILIES
 
     keys = [str(spec) for spec in specs]
     if not trec_names:
@@ -227,8 +227,8 @@ def _measures(args) -> list:
     ``-m``), then together (two specs that print alike but differ)."""
     from ..metrics._plan import Plan
     from ..metrics._vocab.spec import expand_metrics
+    from ..metrics._vocab.trec_eval_table import engine_item
     from ..trec._evaluate import DEFAULT_MEASURES
-    from ..trec._trec_eval.specs import engine_item
 
     if not args.measures:
         return list(DEFAULT_MEASURES)
@@ -284,7 +284,7 @@ def _evaluate_all(args):
 def _diversity(measures) -> bool:
     """Whether an ir_measures diversity measure (alpha_nDCG@k, ...) is asked for."""
     from ..metrics._vocab.ir_measures import DIVERSITY
-    from ..trec._trec_eval.specs import engine_item
+    from ..metrics._vocab.trec_eval_table import engine_item
 
     return any((item := engine_item(m)) is not None and item.irm is not None
                and item.irm[0] in DIVERSITY for m in measures)

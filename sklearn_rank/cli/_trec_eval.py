@@ -57,7 +57,7 @@ def add_parser(subparsers) -> None:
 
 
 def _long_int(text: str) -> int:
-    from ..trec._trec_eval.table import atol
+    from ..metrics._vocab.trec_eval_table import atol
 
     return atol(text)
 
@@ -103,7 +103,7 @@ def run_argv(argv: list[str]) -> int:
 
 def is_trec_measure_list(measures) -> bool:
     """Whether every ``-m`` names a trec_eval measure or set (before its ``.``)."""
-    from ..trec._trec_eval.table import MEASURES, NICKNAMES
+    from ..metrics._vocab.trec_eval_table import MEASURES, NICKNAMES
 
     return all(m.partition(".")[0] in MEASURES or m.partition(".")[0] in NICKNAMES
                for m in measures)
@@ -120,14 +120,19 @@ def trec_output(qrels_path, run_paths, measures, *, per_query=False, complete=Fa
     block's own ``runid`` line (``official``, ``-m runid``) is left out: the
     blocks are told apart. One run's output is trec_eval's, byte for byte.
     """
+    from ..metrics._vocab.trec_eval_table import TrecEvalError, parse_measures
     from ..trec import read_qrels, read_run
     from ..trec._trec_eval.rankings import ranked
-    from ..trec._trec_eval.table import TrecEvalError, parse_measures, trec_eval
+    from ..trec._trec_eval.table import trec_eval
 
     try:
         parsed = parse_measures(measures)
     except TrecEvalError as error:
         raise CommandError(str(error), ("-m", None)) from None
+    if level < 0:
+        raise CommandError(f"-l {level}: the relevance level must be 0 or more (below 0, "
+                           "documents the qrels do not judge would be relevant)",
+                           ("-l", None))
     check_stdin([("qrels", qrels_path), *(("run", path) for path in run_paths)])
     with option(("qrels", qrels_path)):
         qrels = read_qrels(source(qrels_path), engine=READER)

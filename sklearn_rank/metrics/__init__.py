@@ -39,10 +39,12 @@ from ._families.cwl import (
 from ._families.gain import cumulative_gain_score, dcg_score, ndcg_score
 from ._families.preference import bpref_score, rank_eff_score
 from ._ipw import ipw_labels
+from ._vocab.ir_measures import declare_measures
 from ._vocab.registry import document_metrics, get_metric_names
 from ._vocab.spec import MetricSpec, parse_metric
 
 document_metrics()
+declare_measures()  # ir_measures' names in the catalogue (trec_eval's: its table)
 
 _LAZY = {
     "evaluate_chunks": "._chunked",

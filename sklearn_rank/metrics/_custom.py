@@ -34,7 +34,9 @@ from ._engine.columns import LABELS, Relevant
 from ._engine.data import scalar
 from ._vocab.ir_measures import IRM_ALIASES, IRM_MEASURES
 from ._vocab.registry import ALIASES, METRICS, register, unregister
-from ._vocab.trec_eval import TREC_CUTOFF_MEASURES, TREC_EVAL_NAMES, TREC_MEASURES, glued_cutoff
+from ._vocab.trec_eval import TREC_CUTOFF_MEASURES, TREC_MEASURES, glued_cutoff
+from ._vocab.trec_eval_table import MEASURES as TREC_EVAL_MEASURES
+from ._vocab.trec_eval_table import NICKNAMES as TREC_EVAL_SETS
 
 __all__ = ["MAX_ORDERS", "MetricRegistration", "register_metric"]
 
@@ -289,7 +291,8 @@ def _check_name(name: str) -> None:
             "keyword (e.g. 'my_dcg'); specs add the cut-off and options: 'my_dcg@10'.")
     lower = name.lower()
     taken = ((METRICS, "a registered metric"), (ALIASES, "an alias of a registered metric"),
-             (TREC_EVAL_NAMES, "a trec_eval measure"), (TREC_MEASURES, "a trec_eval measure"),
+             ({*TREC_EVAL_MEASURES, *TREC_EVAL_SETS}, "a trec_eval measure"),
+             (TREC_MEASURES, "a trec_eval measure"),
              (TREC_CUTOFF_MEASURES, "a trec_eval measure"),
              (IRM_MEASURES, "an ir_measures measure"), (IRM_ALIASES, "an ir_measures alias"))
     for names, what in taken:

@@ -5,7 +5,7 @@ trec_eval 10.0's families that no registry metric computes (``num_ret``,
 ``infAP``, ``utility``, the sets ``official`` and ``all_trec``, ...) and
 ir_measures' names computed on trec_eval's definitions (``IPrec@0.5``,
 ``NumRet``, ``infAP``, ``SetAP``, ...) are computed by the trec_eval engine of
-:func:`~sklearn_rank.trec.evaluate_run` (:mod:`sklearn_rank.trec._trec_eval.specs`),
+:func:`~sklearn_rank.trec.evaluate_run` (:mod:`sklearn_rank.metrics._families.trec_eval`),
 on the rankings that flat rows stand for:
 
 * every row is a retrieved document that is judged, its label being its
@@ -34,9 +34,12 @@ import math
 import numpy as np
 
 from ._engine.data import scalar
+from ._families.trec_eval.entries import irm_entry, trec_entries
+from ._families.trec_eval.ranked import Ranked
 from ._vocab.ir_measures import DIVERSITY, is_irm_object
 from ._vocab.params import check_options, convention_options
 from ._vocab.spec import MetricSpec, parse_specs
+from ._vocab.trec_eval_table import MEASURES, engine_item, parse_measures
 
 __all__ = ["ENGINE_OPTIONS", "engine_items", "flat_engine"]
 
@@ -67,13 +70,9 @@ def engine_items(listed: list) -> dict:
             continue  # the registry computes it (the common case: no engine import)
         except ValueError as error:
             refused = error
-        from ..trec._trec_eval.table import MEASURES
-
         family = text.strip().partition(".")[0]
         if family in ("runid", "relstring"):
             raise ValueError(_refusal(text, family))
-        from ..trec._trec_eval.specs import engine_item
-
         item = engine_item(text)
         if item is not None and item.irm is not None and item.irm[0] in DIVERSITY:
             raise refused  # subtopic judgments: the registry parser's refusal names the fix
@@ -106,8 +105,6 @@ def _ties(options) -> str:
 
 def _tie_bound(items: list) -> list[str]:
     """The names of ``items`` whose value depends on the order of tied documents."""
-    from ..trec._trec_eval.table import parse_measures
-
     out = []
     for item in items:
         if item.irm is not None:
@@ -122,8 +119,6 @@ def flat_engine(items: list, data, options) -> list:
     """For every engine item, its ``[(TrecMeasure, per-query values,
     summary, n_empty)]`` on the prepared flat rows ``data`` (queries in the
     order of ``data.qids``) under ``options`` (see the module's doc)."""
-    from ..trec._trec_eval.specs import _irm, _trec
-
     options = {k: v for k, v in options.items() if v is not None}
     options = check_options(options, "evaluate")
     if data.weights is not None:
@@ -137,9 +132,9 @@ def flat_engine(items: list, data, options) -> list:
     out = []
     for item in items:
         if item.irm is not None:
-            out.append([_irm(item.irm, ranked, level, keep)])
+            out.append([irm_entry(item.irm, ranked, level, keep)])
         else:
-            out.append(_trec(item.text, ranked, level, keep, False))
+            out.append(trec_entries(item.text, ranked, level, keep, False))
     return out
 
 
@@ -164,10 +159,8 @@ def _check_labels(data, names: list[str]) -> np.ndarray:
 
 
 def _ranked(data, ties: str, tie_bound: list[str], names: list[str]):
-    """The :class:`~sklearn_rank.trec._trec_eval.rankings.Ranked` rankings of the
+    """The :class:`~sklearn_rank.metrics._families.trec_eval.ranked.Ranked` rankings of the
     queries of ``data``, in the order of ``data.qids``."""
-    from ..trec._trec_eval.rankings import Ranked
-
     labels = _check_labels(data, names)
     nq = data.n_queries
     segment = np.repeat(np.arange(nq), data.lengths)  # grouped rows: their segment

@@ -23,13 +23,14 @@ from ..metrics._evaluation import Evaluation, combined, entry_of, with_engine
 from ..metrics._plan import Plan
 from ..metrics._vocab.ir_measures import DIVERSITY, IRM_OBJECT, TREC_LAYOUT
 from ..metrics._vocab.spec import listed_metrics, parse_specs
+from ..metrics._vocab.trec_eval_table import engine_item
 from ._frames import DataFrame, is_frame
 from ._io import read_qrels, read_run
 from ._join import match_rows, row_codes
 from ._subtopics import SubtopicQrels, as_subtopic_qrels
 from ._tables import Qrels, Run
 from ._trec_eval.rankings import _trec_order
-from ._trec_eval.specs import engine_item, evaluate_engine
+from ._trec_eval.specs import evaluate_engine
 
 __all__ = ["evaluate_run", "in_trec_order"]
 
@@ -313,7 +314,7 @@ def _merged(parts: list, specs: list) -> Evaluation:
 def _point_to_trec_eval(metrics, error: ValueError) -> None:
     """A trec_eval measure the registry does not know (``infAP``,
     ``iprec_at_recall``, ``official``, ...): say where it is computed."""
-    from ._trec_eval.table import MEASURES, NICKNAMES
+    from ..metrics._vocab.trec_eval_table import MEASURES, NICKNAMES
 
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     for name in names:

@@ -6,7 +6,7 @@ evaluation plan) and every report built on evaluations
 the aggregate :func:`aggregate_of` reads from the metric, so a report's
 summary of a system is its evaluation's mean.
 
-The trec_eval engine (:mod:`sklearn_rank.trec._trec_eval.specs`) keeps its own
+The trec_eval engine (:mod:`sklearn_rank.metrics._families.trec_eval`) keeps its own
 summation in trec_eval's order, so that its output is trec_eval's byte for
 byte; its measures declare their aggregate here (``TrecMeasure.summary``).
 """

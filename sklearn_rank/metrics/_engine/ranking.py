@@ -15,7 +15,7 @@ import numpy as np
 from .blocks import Ranking
 from .columns import LABELS
 
-__all__ = ["block_specs", "rank_block", "widths"]
+__all__ = ["TREC_ORDER", "block_specs", "in_trec_mode", "rank_block", "widths"]
 
 # Upper bound on the number of cells (queries x padded width) of one block. It
 # bounds the engine's working memory whatever the size of the input, and keeps
@@ -107,6 +107,14 @@ def rank_block(data, segments: np.ndarray, w: int, policies) -> dict:
 #: The internal tie policy of trec_eval's measures in TREC mode: the rows' own
 #: order, which is trec_eval's (decreasing document id among equal scores).
 TREC_ORDER = "trec"
+
+
+def in_trec_mode(options) -> bool:
+    """Whether a kernel computes trec_eval's measure itself (its resolved
+    ``options`` rank ties in :data:`TREC_ORDER`): then it adds its terms
+    one after the other in rank order and divides as trec_eval does, so that
+    its value is trec_eval's double, bit for bit."""
+    return options.get("ties") == TREC_ORDER
 
 
 def _ranked_block(data, segments, lengths, starts, w: int, policies) -> dict:

@@ -13,6 +13,7 @@ import numpy as np
 from .._definition import Metric, metric_function
 from .._engine.blocks import row_sums, rowdot, tie_group_stats
 from .._engine.columns import Relevant
+from .._engine.ranking import in_trec_mode
 
 __all__ = ["mean_average_precision_score", "gmap_score"]
 
@@ -25,6 +26,7 @@ def _ap(rank, p, k):
     """Average precision: sum over relevant ranks r <= k of P@r, over R (or min(R, k))."""
     relevant = Relevant(p["threshold"])
     cut = rank.cut(k)
+    trec = in_trec_mode(p)
 
     def make():
         n_rows = rank.order.shape[0]
@@ -37,7 +39,9 @@ def _ap(rank, p, k):
             if cut < rank.width:
                 keep = cols < cut
                 rows, cols, nth = rows[keep], cols[keep], nth[keep]
-            total = row_sums(rows, nth * (1.0 / (cols + 1)), n_rows)
+            # trec_eval divides n by r (the product with 1 / r can differ in the last bit)
+            precision = nth / (cols + 1.0) if trec else nth * (1.0 / (cols + 1))
+            total = row_sums(rows, precision, n_rows)
         if rank.tied:
             # For r in a tie group starting at a, of size g with h relevant
             # members, a random order gives P(rel_r) = h/g and P(rel_r, rel_i) =
@@ -48,7 +52,7 @@ def _ap(rank, p, k):
             total[rank.tie_rows] = rowdot(terms, 1.0 / np.arange(1, cut + 1))
         return total
 
-    total = rank.shared(("ap", relevant, cut), make)
+    total = rank.shared(("ap", relevant, cut, trec), make)
     n_rel = rank.count(relevant)
     denominator = (np.minimum(n_rel, min(k, rank.width)) if (p.get("capped") and k is not None)
                    else n_rel)

@@ -19,6 +19,7 @@ from ..._utils.validation import Interval
 from .._definition import Metric, metric_function
 from .._engine.blocks import flagged_above, rowdot
 from .._engine.columns import Relevant
+from .._engine.ranking import in_trec_mode
 from .._vocab.params import Param, declare
 
 __all__ = ["precision_at_k_score", "recall_at_k_score", "f1_at_k_score", "r_precision_score",
@@ -63,6 +64,14 @@ def _f1(rank, p, k):
     # hits, so its expected value over tie orderings is exact too.
     n_rel = rank.count(Relevant(p["threshold"]))
     hits = _hits(rank, p, k)
+    if in_trec_mode(p):  # trec_eval's set_F: 2 P R / (P + R), in its operations
+        some = hits > 0
+        precision = np.divide(hits, _precision_denominator(rank, p, k),
+                              out=np.zeros(n_rel.shape), where=some)
+        recall = np.divide(hits, n_rel, out=np.zeros(n_rel.shape), where=some)
+        value = np.divide(2.0 * precision * recall, precision + recall,
+                          out=np.zeros(n_rel.shape), where=some)
+        return value, n_rel == 0
     value = np.divide(2 * hits, _precision_denominator(rank, p, k) + n_rel,
                       out=np.zeros(n_rel.shape), where=hits > 0)
     return value, n_rel == 0

@@ -6,11 +6,14 @@ its public function; importing the module registers them.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._definition import Metric, metric_function
 from .._engine.blocks import rowdot
 from .._engine.columns import Gain, Scaled, rows_scaled
+from .._engine.ranking import in_trec_mode
 
 __all__ = ["cumulative_gain_score", "dcg_score", "ndcg_score"]
 
@@ -77,9 +80,29 @@ def _unit_scaled(d: np.ndarray) -> np.ndarray:
     return d if out is None else out[0]
 
 
+def _trec_log2(size: int) -> np.ndarray:
+    """log2(r + 1) for ranks 1..size from libm's log2, as trec_eval's table."""
+    global _LOG2
+    if size > _LOG2.shape[0]:
+        _LOG2 = np.array([math.log2(r + 1) for r in range(1, max(size, 2 * _LOG2.shape[0],
+                                                                 1024) + 1)])
+    return _LOG2[:size]
+
+
+_LOG2 = np.zeros(0)
+
+
 def _discounted(rank, p, k, scaled: bool = False):
     col = _gain(rank, p, scaled)
     kk = rank.cut(k)
+    if in_trec_mode(p) and p["discount"] == "log2" and p["log_base"] == 2:
+        # trec_eval's sums: gain / log2(r + 1), added rank after rank
+        log2 = _trec_log2(kk)
+        dcg = np.cumsum(rank.expected(col, kk) / log2, axis=1)[:, -1]
+        ideal = rank.ideal(col)
+        top = min(kk, ideal.shape[1])
+        idcg = np.cumsum(ideal[:, :top] / log2[:top], axis=1)[:, -1]
+        return dcg, idcg, ideal[:, 0] <= 0
     d = discount_vector(p["discount"], p["log_base"], kk, min(kk, int(rank.lengths.max())))
     if scaled:
         d = _unit_scaled(d)

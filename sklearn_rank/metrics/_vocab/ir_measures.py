@@ -32,8 +32,8 @@ from ..._utils.validation import HasMethods
 from .text import shown
 
 __all__ = ["DIVERSITY", "ENGINE", "IRM_ALIASES", "IRM_MEASURES", "IRM_OBJECT", "TREC_LAYOUT",
-           "RunLayout", "irm_engine", "irm_head", "irm_label", "irm_layout", "irm_spec",
-           "is_engine", "is_irm_object"]
+           "RunLayout", "declare_measures", "irm_engine", "irm_head", "irm_label", "irm_layout",
+           "irm_spec", "is_engine", "is_irm_object"]
 
 #: The constraint an ir_measures measure object satisfies (for validate_params).
 IRM_OBJECT = HasMethods(("iter_calc", "calc_aggregate"))
@@ -279,6 +279,44 @@ _REGISTRY_NAME = {"nDCG": "ndcg", "AP": "map", "RR": "mrr", "P": "p", "R": "reca
                   "ERR": "err", "RBP": "cwl_rbp", "SDCG": "sdcg", "NERR8": "nerr8",
                   "NERR9": "nerr9", "NERR10": "nerr10", "NERR11": "nerr11", "INST": "inst",
                   "INSQ": "insq", "BPM": "bpm"}
+#: What each measure computed by an engine is, for the catalogue (:data:`~.registry.OTHER`).
+_ENGINE_ABOUT = {
+    "infAP": ("trec_eval", "trec_eval's inferred AP"),
+    "IPrec": ("trec_eval", "interpolated precision at a recall level (9.0.8's cut rank)"),
+    "NumRet": ("trec_eval", "documents retrieved (with rel=: relevant documents retrieved)"),
+    "NumRel": ("trec_eval", "relevant documents in the qrels"),
+    "NumQ": ("trec_eval", "the number of queries"),
+    "SetAP": ("trec_eval", "trec_eval's set_map: set precision times set recall"),
+    "Compat": ("ir_measures", "compatibility with an ideal ranking (Clarke, Vtyurina & "
+                              "Smucker 2021)"),
+    "Accuracy": ("ir_measures", "the fraction of (relevant, non-relevant) pairs in the right "
+                                "order"),
+    "ERR_IA": ("ndeval", "intent-aware expected reciprocal rank"),
+    "nERR_IA": ("ndeval", "normalised intent-aware expected reciprocal rank"),
+    "alpha_DCG": ("ndeval", "alpha-DCG (Clarke et al. 2008): novelty-discounted gain"),
+    "alpha_nDCG": ("ndeval", "normalised alpha-DCG"),
+    "NRBP": ("ndeval", "novelty- and rank-biased precision"),
+    "nNRBP": ("ndeval", "normalised NRBP"),
+    "AP_IA": ("ndeval", "intent-aware average precision"),
+    "P_IA": ("ndeval", "intent-aware precision at k"),
+    "StRecall": ("ndeval", "subtopic recall at k"),
+}
+
+
+def declare_measures() -> None:
+    """Declare every ir_measures name in the registry's catalogue."""
+    from .registry import METRICS, OtherMeasure, register_other
+
+    for name in IRM_MEASURES:
+        if name in _ENGINE_ABOUT:
+            engine, about = _ENGINE_ABOUT[name]
+            register_other(OtherMeasure(name, "ir_measures", about, engine=engine))
+        else:
+            twin = _REGISTRY_NAME[name]
+            about = METRICS[twin].summary if twin in METRICS else twin
+            if name == "SetP":
+                about += " (relative=True: trec_eval's set_relative_P, by its engine)"
+            register_other(OtherMeasure(name, "ir_measures", about, twin=twin))
 
 
 def _refuse(name: str, why: str) -> None:
@@ -356,7 +394,7 @@ def _cwl_options(name: str, options: dict, value: dict, declared: dict) -> None:
 
 def is_engine(name: str, params: dict) -> bool:
     """Whether ir_measures' ``name`` with ``params`` is computed by the
-    trec_eval engine (:mod:`sklearn_rank.trec._trec_eval.specs`), not the registry."""
+    trec_eval engine (:mod:`sklearn_rank.metrics._families.trec_eval`), not the registry."""
     return (name in ENGINE or name in ("Compat", "Accuracy") or name in DIVERSITY
             or (name == "SetP" and params.get("relative", False))
             or (name == "SetF" and params.get("beta", 1.0) != 1.0))

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import difflib
 import sys
+from dataclasses import dataclass
 from typing import Any
 
-from ..._utils.validation import validate_params
+from ..._utils.validation import StrOptions, validate_params
 from .text import shown
 
-__all__ = ["ALIASES", "ENTRY_POINTS", "METRICS", "closest", "get_metric_names", "lookup",
-           "register", "unregister"]
+__all__ = ["ALIASES", "ENTRY_POINTS", "METRICS", "OTHER", "VOCABULARIES", "OtherMeasure",
+           "closest", "get_metric_names", "lookup", "register", "register_other", "unregister"]
 
 #: Every registered metric (a :class:`~sklearn_rank.metrics._definition.Metric`) by canonical name.
 METRICS: dict[str, Any] = {}
@@ -34,6 +35,48 @@ ALIASES: dict[str, str] = {}
 #: (``my_dcg = my_package.metrics``) or a function that registers it when called.
 ENTRY_POINTS = "sklearn_rank.metrics"
 _LOADED: dict = {}  # sys.path -> the names of entry points tried already
+
+
+#: The vocabularies of :func:`get_metric_names`.
+VOCABULARIES = ("registry", "trec_eval", "ir_measures")
+
+
+@dataclass(frozen=True)
+class OtherMeasure:
+    """A measure of trec_eval's or ir_measures' vocabulary, declared beside the
+    registry's metrics so that one catalogue lists every measure the package
+    computes, and which kernel computes it.
+
+    ``twin`` is the registry metric that computes it (a spec, ``{}`` for the
+    cut-off: ``"p@{}"``), or None when an engine does: ``"trec_eval"`` (its
+    kernels on trec_eval's rankings, :mod:`sklearn_rank.metrics._families.trec_eval`:
+    files, or flat rows through :func:`~sklearn_rank.metrics.evaluate`),
+    ``"ndeval"`` (the diversity measures, on subtopic judgments:
+    :func:`~sklearn_rank.trec.evaluate_run`) or ``"ir_measures"`` (Compat and
+    Accuracy, which read document ids and scores: ``evaluate_run``).
+    """
+
+    name: str
+    vocabulary: str
+    summary: str
+    twin: str | None = None
+    engine: str | None = None
+
+
+#: Every measure of trec_eval's and ir_measures' vocabularies, by (vocabulary, name).
+OTHER: dict[tuple[str, str], OtherMeasure] = {}
+
+
+def register_other(measure: OtherMeasure) -> OtherMeasure:
+    """Declare a measure of another vocabulary (refusing one declared already)."""
+    key = (measure.vocabulary, measure.name)
+    if measure.vocabulary not in VOCABULARIES[1:] or key in OTHER:
+        raise ValueError(f"{measure.vocabulary}'s {measure.name!r} is declared already "
+                         "(or the vocabulary is not trec_eval or ir_measures).")
+    if (measure.twin is None) == (measure.engine is None):
+        raise ValueError(f"{measure.name!r}: give its registry twin or its engine, not both.")
+    OTHER[key] = measure
+    return measure
 
 
 def register(metric):
@@ -104,9 +147,20 @@ def lookup(name: str):
     return METRICS[key]
 
 
-@validate_params({})
-def get_metric_names() -> list[str]:
+@validate_params({"vocabulary": [StrOptions(set(VOCABULARIES))]})
+def get_metric_names(vocabulary: str = "registry") -> list[str]:
     """Names of the registered metrics, usable in metric specs.
+
+    Parameters
+    ----------
+    vocabulary : {"registry", "trec_eval", "ir_measures"}, default="registry"
+        Whose names: the registry's metrics (the spec grammar's names, each a
+        metric function and a scorer), or the measures of trec_eval's or
+        ir_measures' vocabulary, which :func:`evaluate` and
+        :func:`~sklearn_rank.trec.evaluate_run` also accept (each computed by a
+        registry metric under that vocabulary's convention, or by an engine
+        where no registry metric computes it: ``infAP``, ``utility``, ``G``,
+        the diversity measures, ...).
 
     Returns
     -------
@@ -120,8 +174,12 @@ def get_metric_names() -> list[str]:
     >>> names = get_metric_names()
     >>> names == sorted(names), "ndcg" in names, "map" in names
     (True, True, True)
+    >>> "infAP" in get_metric_names("trec_eval"), "alpha_nDCG" in get_metric_names("ir_measures")
+    (True, True)
     """
-    return sorted(METRICS)
+    if vocabulary == "registry":
+        return sorted(METRICS)
+    return sorted(name for vocab, name in OTHER if vocab == vocabulary)
 
 
 def summaries() -> dict[str, str]:

@@ -17,7 +17,7 @@ from . import text as _spec_text
 from .params import PARAMS
 from .registry import ALIASES, METRICS
 
-__all__ = ["TREC_CUTOFF_MEASURES", "TREC_DEFAULT_CUTOFFS", "TREC_EVAL_NAMES", "TREC_MEASURES",
+__all__ = ["TREC_CUTOFF_MEASURES", "TREC_DEFAULT_CUTOFFS", "TREC_MEASURES",
            "glued_cutoff",
            "refuse_engine_name", "trec_labelled", "trec_name", "trec_specs"]
 
@@ -46,17 +46,6 @@ TREC_DEFAULT_CUTOFFS = {
     "map_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
     "success": (1, 5, 10),
 }
-#: Every measure family and set name of trec_eval 10.0 (its measures table), which
-#: no user metric may take (:func:`~sklearn_rank.metrics.register_metric`); a
-#: test checks it against the trec_eval engine's table.
-TREC_EVAL_NAMES = frozenset({
-    "11pt_avg", "G", "P", "Rndcg", "Rprec", "Rprec_mult", "binG", "bpref", "dcg", "gm_bpref",
-    "gm_map", "ideal_dcg", "infAP", "iprec_at_recall", "map", "map_cut", "ndcg", "ndcg_cut",
-    "ndcg_rel", "num_nonrel_judged_ret", "num_q", "num_rel", "num_rel_ret", "num_ret", "rbp",
-    "rbp_resid", "recall", "recip_rank", "relative_P", "relstring", "runid", "set_F", "set_P",
-    "set_map", "set_recall", "set_relative_P", "success", "unj", "utility",
-    "all_trec", "official", "set",
-})
 #: The registry metric of each trec_eval cut-off family (the same measure
 #: under convention="trec_eval", but for NDCG's gain).
 _FAMILY_OF = {"p": "P", "recall": "recall", "ndcg": "ndcg_cut", "map": "map_cut",
@@ -148,7 +137,7 @@ def refuse_engine_name(text: str, spec: str) -> None:
     family = text.partition(".")[0]
     if not family.replace("_", "").isalnum():
         return
-    from ...trec._trec_eval.table import MEASURES, NICKNAMES, parse_measures
+    from .trec_eval_table import MEASURES, NICKNAMES, parse_measures
 
     if family in MEASURES or family in NICKNAMES:
         try:

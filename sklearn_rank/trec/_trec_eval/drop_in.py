@@ -7,11 +7,12 @@ from collections.abc import Iterable
 from numbers import Integral
 
 from ..._utils.validation import HasMethods, Interval, validate_params
+from ...metrics._vocab.trec_eval_table import parse_measures
 from .._frames import DataFrame
 from .._io import read_qrels, read_run
 from .._tables import Qrels, Run
 from .rankings import ranked
-from .table import TrecResult, parse_measures
+from .table import TrecResult
 from .table import trec_eval as _compute
 
 __all__ = ["trec_eval"]
@@ -21,7 +22,7 @@ __all__ = ["trec_eval"]
     "qrels": [str, os.PathLike, HasMethods(("read",)), Qrels, DataFrame, dict],
     "run": [str, os.PathLike, HasMethods(("read",)), Run, DataFrame, dict],
     "measures": [str, Iterable],
-    "relevance_level": [Interval(Integral, None, None, closed="neither")],
+    "relevance_level": [Interval(Integral, 0, None, closed="left")],
     "complete": ["boolean"],
     "judged_only": ["boolean"],
     "max_retrieved": [Interval(Integral, 0, None, closed="left"), None],
@@ -47,7 +48,10 @@ def trec_eval(qrels, run, measures: str | Iterable[str] = "official", *,
         ``"rbp.p=0.8"``, ``"iprec_at_recall.0.5"``) and sets (``"official"``,
         ``"all_trec"``, ``"set"``).
     relevance_level : int, default=1
-        ``-l``: a document is relevant when its level is >= this.
+        ``-l``: a document is relevant when its level is >= this (>= 0: a
+        level below 0 would make documents the qrels do not judge relevant,
+        which no measure here defines; the binary prints numbers for it that
+        count them in some measures and not in their R).
     complete : bool, default=False
         ``-c``: a judged query the run lacks is evaluated on an empty
         ranking; without it such a query is a ``ValueError``, as trec_eval 10

@@ -5,70 +5,27 @@ by decreasing docno (bytes), cut at ``-M``, stripped of unjudged documents
 with ``-J``, and laid out as one flat array of relevance codes, queries in
 qrels qid byte order: a level >= 0, :data:`NONPOOL` (-1: not in the qrels)
 or :data:`UNJUDGED` (-2: a negative qrels level, "pooled, not judged").
-The measures (:mod:`~sklearn_rank.trec._trec_eval._measures`) read this :class:`Ranked` layout.
+The measures (:mod:`sklearn_rank.metrics._families.trec_eval`) read this
+:class:`~sklearn_rank.metrics._families.trec_eval.ranked.Ranked` layout.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..._utils.runs import runs_of as _runs_of
+from ...metrics._families.trec_eval.ranked import NONPOOL, UNJUDGED, Ranked
 from .._join import match_rows, query_sides, sorted_unique
 from .._tables import Qrels, Run
 
-__all__ = ["NONPOOL", "UNJUDGED", "DUMMY_DOCNO", "MissingQueryError", "Ranked", "ranked"]
+__all__ = ["DUMMY_DOCNO", "MissingQueryError", "ranked"]
 
-NONPOOL = -1
-UNJUDGED = -2
 DUMMY_DOCNO = "ceci_nest_pas_un_docno"  # trec_eval -c's ranking of a missing query
 
 
 class MissingQueryError(ValueError):
     """A judged query has no document in the run (trec_eval 10 stops; -c
     evaluates it on an empty ranking)."""
-
-
-@dataclass
-class Ranked:
-    """Every evaluated query's ranking, flat.
-
-    ``rel[offsets[i]:offsets[i + 1]]`` are query ``i``'s codes in rank order;
-    ``levels[i, k]`` counts its qrels lines of level ``k >= 0``; ``top[i]`` is
-    its highest qrels level (negative ones included); ``missing[i]`` marks a
-    query the run lacks (``-c``); ``rel_gt0`` counts every query's qrels
-    lines of level > 0 (trec_eval's ``-c`` num_rel summary).
-    """
-
-    qids: list
-    rel: np.ndarray
-    offsets: np.ndarray
-    levels: np.ndarray
-    top: np.ndarray
-    missing: np.ndarray
-    runid: str
-    rel_gt0: int
-    complete: bool = False
-    unleveled: np.ndarray | None = None  # no qrels level >= 0: counts are stale
-
-    @property
-    def n(self) -> np.ndarray:
-        return np.diff(self.offsets)
-
-    @property
-    def n_queries(self) -> int:
-        return len(self.qids)
-
-    @property
-    def query(self) -> np.ndarray:
-        """The query index of every row."""
-        return np.repeat(np.arange(self.n_queries), self.n)
-
-    @property
-    def position(self) -> np.ndarray:
-        """The 0-based rank of every row in its query."""
-        return np.arange(self.rel.shape[0]) - np.repeat(self.offsets[:-1], self.n)
 
 
 def _trec_order(qcode: np.ndarray, starts: np.ndarray, score: np.ndarray, docno_at,

@@ -17,7 +17,7 @@ import numpy as np
 
 from ._measures import Context, _discount, _where_div
 
-__all__ = ["GainSetup", "ndcg", "ndcg_cut", "g_measure", "ndcg_rel", "rndcg", "rbp",
+__all__ = ["GainSetup", "ndcg", "g_measure", "ndcg_rel", "rndcg", "rbp",
            "rbp_resid"]
 
 
@@ -190,28 +190,6 @@ def ndcg(c: Context, params):
     dcg = _prefix(c, params).dcg_final  # the same additions, the zeros left out
     idcg = _idcg(setup)
     return [(_pair_name("ndcg", params), _where_div(idcg > 0, dcg, idcg))]
-
-
-def ndcg_cut(c: Context, ks):
-    rows, per_query = c.select(c.rel > 0)
-    pos = c.position.take(rows)
-    q = np.repeat(np.arange(c.nq), per_query)
-    term = c.rel.take(rows) / _discount(pos)
-    levels = c.data.levels
-    top = levels.shape[1] - 1
-    counts = levels[:, :0:-1] if top >= 1 else np.zeros((c.nq, 0), dtype=np.int64)
-    ideal_g = np.repeat(np.tile(np.arange(top, 0, -1, dtype=np.float64), c.nq),
-                        counts.ravel())
-    ideal_q = np.repeat(np.repeat(np.arange(c.nq), top), counts.ravel())
-    ideal_pos = _within(ideal_q, c.nq)
-    ideal_term = ideal_g / _discount(ideal_pos)
-    out = []
-    for k in ks:
-        dcg = np.bincount(q[pos < k], weights=term[pos < k], minlength=c.nq)
-        keep = ideal_pos < k
-        idcg = np.bincount(ideal_q[keep], weights=ideal_term[keep], minlength=c.nq)
-        out.append((f"ndcg_cut_{k}", np.where(idcg > 0, _where_div(idcg > 0, dcg, idcg), dcg)))
-    return out
 
 
 class _Prefix:

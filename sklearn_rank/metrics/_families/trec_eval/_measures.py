@@ -1,14 +1,10 @@
 """trec_eval 10.0's binary and count measures, vectorised over queries.
 
-Every function takes a :class:`Context` (the rankings of
-:mod:`~sklearn_rank.trec._trec_eval.rankings` and the flags) and the measure's parameters, and
-returns
-``[(printed name, per-query values)]``. Sums run in rank order
-(``np.bincount`` adds its weights in order), as trec_eval's loops do, so
-every value is the same double. The gain-based measures are in
-:mod:`~sklearn_rank.trec._trec_eval._gain`, the set measures in
-:mod:`~sklearn_rank.trec._trec_eval._set`; the table of all of
-them in :mod:`~sklearn_rank.trec._trec_eval.table`.
+Every function takes a :class:`Context` (the rankings, :class:`~.ranked.Ranked`, and the
+flags) and the measure's parameters, and returns ``[(printed name, per-query values)]``. Sums
+run in rank order (``np.bincount`` adds its weights in order), as trec_eval's loops do, so
+every value is the same double. The gain-based measures are in :mod:`._gain`, the set
+measures in :mod:`._set`; the table of all of them in :mod:`.measures`.
 """
 
 from __future__ import annotations
@@ -18,7 +14,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .rankings import Ranked
+from .ranked import Ranked
 
 __all__ = ["Context"]
 
@@ -59,19 +55,12 @@ class Context:
         return c - np.repeat(before, self.n)
 
     @cached_property
-    def rel_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """At the relevant rows: query, rank (0-based), precision there."""
-        rows = np.flatnonzero(self.is_rel)
-        pos = self.position[rows]
-        return self.query[rows], pos, self.cum_rel[rows] / (pos + 1.0)
-
-    @cached_property
     def num_rel(self) -> np.ndarray:
         """R: the query's qrels lines with a level >= -l."""
         start = max(self.level, 0)
         r = self.data.levels[:, start:].sum(axis=1)
         if self.data.unleveled is not None:
-            r[self.data.unleveled] = 0  # stale counts (see _te_data._stale_levels)
+            r[self.data.unleveled] = 0  # stale counts (see trec._trec_eval.rankings._stale_levels)
         return r
 
     @cached_property
@@ -177,71 +166,8 @@ def num_nonrel_judged_ret(c, _):
     return [("num_nonrel_judged_ret", (judged - c.num_rel_ret).astype(np.float64))]
 
 
-def _ap(c):
-    if "ap" not in c.cache:
-        c.cache["ap"] = _ap_values(c)
-    return c.cache["ap"]
-
-
-def _ap_values(c):
-    q, _, precision = c.rel_rows
-    s = np.bincount(q, weights=precision, minlength=c.nq)
-    return _where_div(np.bincount(q, minlength=c.nq) > 0, s, c.num_rel)
-
-
-def map_(c, _):
-    return [("map", _ap(c))]
-
-
-def _log_floor(values):
+def log_floor(values):
     return np.array([math.log(max(v, 0.00001)) for v in values.tolist()])
-
-
-def gm_map(c, _):
-    return [("gm_map", _log_floor(_ap(c)))]
-
-
-def rprec(c, _):
-    m = np.minimum(c.n, c.num_rel)
-    return [("Rprec", _where_div(m > 0, c.rel_in_top(m), c.num_rel))]
-
-
-def _bpref(c):
-    if "bpref" not in c.cache:
-        c.cache["bpref"] = _bpref_values(c)
-    return c.cache["bpref"]
-
-
-def _bpref_values(c):
-    r = c.num_rel
-    nonrel_total = c.data.levels[:, :max(c.level, 0)].sum(axis=1)
-    judged_nonrel = (c.rel >= 0) & (c.rel < c.level)
-    rows = c.is_rel & (c.rel >= 0) if c.level <= 0 else c.is_rel
-    at, counts = c.select(rows)
-    q = np.repeat(np.arange(c.nq), counts)
-    above = c.above(judged_nonrel, at)  # at a relevant row: judged nonrelevant above it
-    rq = r[q]
-    term = np.ones(above.shape[0])
-    some = above > 0
-    term[some] = 1.0 - (np.minimum(above[some], rq[some])
-                        / np.minimum(nonrel_total[q[some]], rq[some]).astype(np.float64))
-    s = np.bincount(q, weights=term, minlength=c.nq)
-    return _where_div(r > 0, s, r)
-
-
-def bpref(c, _):
-    return [("bpref", _bpref(c))]
-
-
-def gm_bpref(c, _):
-    return [("gm_bpref", _log_floor(_bpref(c)))]
-
-
-def recip_rank(c, _):
-    first = c.is_rel & (c.cum_rel == 1)
-    out = np.zeros(c.nq)
-    out[c.query[first]] = 1.0 / (c.position[first] + 1.0)
-    return [("recip_rank", out)]
 
 
 def _iprec(c, points: list[float], truncate: bool = False):
@@ -277,16 +203,7 @@ def iprec_at_recall(c, points):
                                                                strict=True)]
 
 
-def P(c, ks):
-    return [(f"P_{k}", c.rel_in_top(k) / float(k)) for k in ks]
-
-
 # ------------------------------------------------------------------ all_trec
-
-
-def recall(c, ks):
-    return [(f"recall_{k}", _where_div(c.num_rel > 0, c.rel_in_top(k), c.num_rel))
-            for k in ks]
 
 
 def infap(c, _):
@@ -372,22 +289,9 @@ def bin_g(c, _):
     return [("binG", _where_div(per_query > 0, s, c.num_rel))]
 
 
-def map_cut(c, ks):
-    r = c.num_rel
-    q, pos, precision = c.rel_rows
-    out = []
-    for k in ks:
-        top = pos < k
-        s = np.bincount(q[top], weights=precision[top], minlength=c.nq)
-        out.append((f"map_cut_{k}", _where_div(r > 0, s, r)))
-    return out
-
-
 def relative_p(c, ks):
     r = c.num_rel
     return [(f"relative_P_{k}", _where_div(r > 0, c.rel_in_top(k), np.minimum(k, r)))
             for k in ks]
 
 
-def success(c, ks):
-    return [(f"success_{k}", (c.rel_in_top(k) > 0).astype(np.float64)) for k in ks]

@@ -1,6 +1,6 @@
 """trec_eval 10.0's set measures (set_P, set_recall, set_relative_P, set_map,
 set_F, utility), unj and relstring: counts over each query's whole ranking
-(or its top k), vectorised over queries like :mod:`~sklearn_rank.trec._trec_eval._measures`."""
+(or its top k), vectorised over queries like :mod:`._measures`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import numpy as np
 
 from ._measures import _where_div
 
-__all__ = ["relstring", "set_f", "set_map", "set_p", "set_recall", "set_relative_p", "unj",
-           "utility"]
+__all__ = ["relstring", "set_f", "set_map", "set_relative_p", "unj", "utility"]
 
 
 def relstring(c, params):
@@ -45,17 +44,9 @@ def utility(c, params):
     return [("utility" if params is None else f"utility_{params.text}", v.reshape(c.nq))]
 
 
-def set_p(c, _):
-    return [("set_P", _where_div(c.n > 0, c.num_rel_ret, c.n))]
-
-
 def set_relative_p(c, _):
     ok = (c.n > 0) & (c.num_rel > 0)
     return [("set_relative_P", _where_div(ok, c.num_rel_ret, np.minimum(c.n, c.num_rel)))]
-
-
-def set_recall(c, _):
-    return [("set_recall", _where_div(c.num_rel > 0, c.num_rel_ret, c.num_rel))]
 
 
 def set_map(c, _):
