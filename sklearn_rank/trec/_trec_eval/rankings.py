@@ -114,8 +114,28 @@ def ranked(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool 
             f"judged query '{qid}' has no document in the run ({missing_codes.shape[0]} such "
             "quer" + ("ies" if missing_codes.shape[0] > 1 else "y") + "); trec_eval 10 "
             "stops here too: pass -c (complete=True) to evaluate them on an empty ranking")
-    match = match_rows(qrels, run, q_code, r_code, n_codes)
     qrel = qrels.rel.astype(np.int64)
+    codes, rel = _ranked_rows(qrels, run, (q_code, r_code, n_codes), judged_q, qrel)
+    if missing_codes.shape[0]:  # -c: one dummy document for each missing query
+        codes, rel = _with_dummies(qrels, q_code, codes, rel, missing_codes)
+    codes, rel = _cut(codes, rel, max_retrieved, judged_only)
+    evaluated = np.flatnonzero(judged_q)
+    n = np.bincount(codes, minlength=n_codes)[evaluated]
+    offsets = np.concatenate(([0], np.cumsum(n)))
+    levels, top = _level_counts(q_code, qrel, n_codes)
+    unleveled = top[evaluated] < 0
+    levels, top = _stale_levels(levels[evaluated], top[evaluated])
+    return Ranked(qids=[str(q) for q in vocabulary[evaluated]], rel=rel.astype(np.int64),
+                  offsets=offsets, levels=levels, top=top,
+                  missing=~in_run[evaluated], runid=run.name, rel_gt0=int((qrel > 0).sum()),
+                  complete=complete, unleveled=unleveled)
+
+
+def _ranked_rows(qrels: Qrels, run: Run, sides: tuple, judged_q, qrel):
+    """``(query codes, relevance codes)`` of the run's rows of judged queries, in
+    trec_eval's order (queries by code; score, then docno, descending)."""
+    q_code, r_code, n_codes = sides
+    match = match_rows(qrels, run, q_code, r_code, n_codes)
     # each run row's code, in the narrowest type that holds the levels (memory traffic)
     small = qrel.shape[0] and -128 <= qrel.min() and qrel.max() < 128
     code = np.append(np.where(qrel < 0, UNJUDGED, qrel), NONPOOL).astype(
@@ -130,44 +150,46 @@ def ranked(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool 
         order = rows[_order(r_code[rows], run.score[rows],
                             lambda i: docnos.sort_key(rows[i]))]
         codes, rel = r_code[order], code[order]
-    del code
     if (codes[1:] < codes[:-1]).any():  # queries grouped, not in qid order
         by_query = np.argsort(codes, kind="stable")
         codes, rel = codes[by_query], rel[by_query]
-    if missing_codes.shape[0]:  # -c: one dummy document for each missing query
-        dummy = np.full(missing_codes.shape[0], NONPOOL, dtype=np.int64)
-        for j, c in enumerate(missing_codes):
-            hit = _judged_level(qrels, q_code, c, DUMMY_DOCNO)
-            if hit is not None:
-                dummy[j] = UNJUDGED if hit < 0 else hit
-        at = np.searchsorted(codes, missing_codes)
-        codes = np.insert(codes, at, missing_codes)
-        rel = np.insert(rel, at, dummy)
-    if max_retrieved is not None or judged_only:
-        keep = np.ones(codes.shape[0], dtype=bool)
-        if max_retrieved is not None:
-            starts, lengths = _runs_of(codes)
-            keep &= np.arange(codes.shape[0]) - np.repeat(starts, lengths) < max_retrieved
-        if judged_only:
-            keep &= rel >= 0
-        if not keep.all():
-            codes, rel = codes[keep], rel[keep]
-    evaluated = np.flatnonzero(judged_q)
-    n = np.bincount(codes, minlength=n_codes)[evaluated]
-    offsets = np.concatenate(([0], np.cumsum(n)))
+    return codes, rel
+
+
+def _with_dummies(qrels: Qrels, q_code, codes, rel, missing_codes):
+    """trec_eval -c: the rankings with one dummy document for each missing query."""
+    dummy = np.full(missing_codes.shape[0], NONPOOL, dtype=np.int64)
+    for j, c in enumerate(missing_codes):
+        hit = _judged_level(qrels, q_code, c, DUMMY_DOCNO)
+        if hit is not None:
+            dummy[j] = UNJUDGED if hit < 0 else hit
+    at = np.searchsorted(codes, missing_codes)
+    return np.insert(codes, at, missing_codes), np.insert(rel, at, dummy)
+
+
+def _cut(codes, rel, max_retrieved: int | None, judged_only: bool):
+    """trec_eval -M (the first ``max_retrieved`` documents of each query) and -J
+    (judged documents only)."""
+    if max_retrieved is None and not judged_only:
+        return codes, rel
+    keep = np.ones(codes.shape[0], dtype=bool)
+    if max_retrieved is not None:
+        starts, lengths = _runs_of(codes)
+        keep &= np.arange(codes.shape[0]) - np.repeat(starts, lengths) < max_retrieved
+    if judged_only:
+        keep &= rel >= 0
+    return (codes, rel) if keep.all() else (codes[keep], rel[keep])
+
+
+def _level_counts(q_code, qrel, n_codes: int):
+    """Per query code: how many qrels lines have each level >= 0, and the top level."""
     top_level = int(max(qrel.max(), 0))
     positive = qrel >= 0
     levels = np.bincount(q_code[positive] * (top_level + 1) + qrel[positive],
                          minlength=n_codes * (top_level + 1)).reshape(n_codes, top_level + 1)
     top = np.full(n_codes, np.iinfo(np.int64).min)
     np.maximum.at(top, q_code, qrel)
-    missing = ~in_run[evaluated]
-    unleveled = top[evaluated] < 0
-    levels, top = _stale_levels(levels[evaluated], top[evaluated])
-    return Ranked(qids=[str(q) for q in vocabulary[evaluated]], rel=rel.astype(np.int64),
-                  offsets=offsets, levels=levels, top=top,
-                  missing=missing, runid=run.name, rel_gt0=int((qrel > 0).sum()),
-                  complete=complete, unleveled=unleveled)
+    return levels, top
 
 
 def _stale_levels(levels: np.ndarray, top: np.ndarray):

@@ -72,29 +72,34 @@ def compute(data: Ranked, measures: dict, *, relevance_level: int = 1,
     """trec_eval's per-query values and summary of ``measures`` (``{name:
     parameters or None}``, from :func:`parse_measures`) on ``data``."""
     c = Context(data, relevance_level, n_docs)
-    nq = data.n_queries
-    rows = []
     _evaluate_twins(c, [spec for name, params in measures.items() for _, spec in
                         twin_specs(name, params if params is not None
                                    else MEASURES[name].default) or ()])
+    rows = []
     for name, params in measures.items():
-        measure = MEASURES[name]
         if name == "runid":
             rows.append(Row("runid", "S", None, data.runid))
-            continue
-        if name == "num_q":
-            rows.append(Row("num_q", "L", None, float(nq)))
-            continue
-        arg = params if params is not None or measure.params in (PARAMS, PAIRS) \
-            else measure.default
-        twins = twin_specs(name, params if params is not None else measure.default)
-        found = KERNELS[name](c, arg) if twins is None else _registry(c, name, twins)
-        for label, values in found:
-            if data.missing.any() and _forced(label):
-                values = np.where(data.missing, "" if label == "relstring" else 0.0, values)
-            total = None if measure.summary is None else _summary(measure.summary, values,
-                                                                  data, name)
-            rows.append(Row(label, measure.kind, values, total))
+        elif name == "num_q":
+            rows.append(Row("num_q", "L", None, float(data.n_queries)))
+        else:
+            rows += _measure_rows(c, name, params)
+    return rows
+
+
+def _measure_rows(c: Context, name: str, params) -> list[Row]:
+    """The rows of one measure ``name`` with ``params`` (None: its defaults)."""
+    measure, data = MEASURES[name], c.data
+    arg = params if params is not None or measure.params in (PARAMS, PAIRS) \
+        else measure.default
+    twins = twin_specs(name, params if params is not None else measure.default)
+    found = KERNELS[name](c, arg) if twins is None else _registry(c, name, twins)
+    rows = []
+    for label, values in found:
+        if data.missing.any() and _forced(label):
+            values = np.where(data.missing, "" if label == "relstring" else 0.0, values)
+        total = None if measure.summary is None else _summary(measure.summary, values,
+                                                              data, name)
+        rows.append(Row(label, measure.kind, values, total))
     return rows
 
 
