@@ -40,6 +40,40 @@ def test_version_both_ways():
     assert script.stdout.strip() == f"sklearn-rank {sklearn_rank.__version__}"
 
 
+_KEPT = """
+import sys
+import numpy as np
+from sklearn_rank.cli import _process
+
+def rss():  # resident memory, kB
+    return int(next(line for line in open("/proc/self/status")
+                    if line.startswith("VmRSS")).split()[1])
+
+if sys.argv[1] == "keep":
+    _process.keep_freed_memory()
+block = np.ones(64 * 2**20 // 8)  # 64 MiB, touched
+held = rss()
+del block
+print(held - rss())
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
+def test_the_program_keeps_the_memory_it_frees():
+    """``keep_freed_memory`` (part of the program's process, not of ``main``):
+    on glibc a freed 64 MiB array stays with the process for the next arrays
+    (no fresh pages to fault in); without it glibc gives it back at once."""
+    def released(mode):
+        proc = subprocess.run([sys.executable, "-c", _KEPT, mode], capture_output=True,
+                              text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        return int(proc.stdout)
+
+    assert released("default") > 48 * 1024  # kB: glibc unmapped it
+    if "glibc" in " ".join(__import__("platform").libc_ver()):
+        assert released("keep") < 8 * 1024
+
+
 def test_the_console_script_and_python_m_enter_through_the_program():
     """The console script and ``python -m sklearn_rank`` both go through
     ``program`` (the process-level setting lives there, not in ``main``)."""

@@ -36,8 +36,8 @@ if _signals.getsignal(_signals.SIGINT) is _signals.default_int_handler:
 
 def program() -> int:
     """The ``sklearn-rank`` program: :func:`sklearn_rank.cli._app.main` in a
-    process of its own, which runs without Python's cycle collector
-    (:func:`~sklearn_rank.cli._process.command_process`).
+    process of its own, which keeps the memory it frees and runs without
+    Python's cycle collector (:func:`~sklearn_rank.cli._process.command_process`).
 
     Returns
     -------
