@@ -41,7 +41,7 @@ SPEED_TARGET_NUMPY = 0.5  # the same without pyarrow
 MEMORY_TARGET = 2.0  # peak RSS, sklearn-rank / trec_eval
 
 _NO_PYARROW = ("import sys; sys.modules['pyarrow'] = None; "
-               "from sklearn_rank.cli._app import program; sys.exit(program())")
+               "from sklearn_rank.cli._entry import program; sys.exit(program())")
 
 
 @dataclass
