@@ -39,7 +39,7 @@ from sklearn_rank.metrics._engine.grouping import (
     stable_code_sort_reference,
 )
 from sklearn_rank.trec import Qrels, Run, _fields, _join, _numbers, read_run
-from sklearn_rank.trec._column import _Column
+from sklearn_rank.trec._column import IdColumn
 from sklearn_rank.trec._decimal import decimal_values, decimal_values_reference
 
 # -- query grouping ----------------------------------------------------------------------
@@ -270,7 +270,7 @@ def _check_dense(keys: np.ndarray) -> None:
 
 
 def _check_decimals(tokens: list[bytes]) -> None:
-    column = _Column.from_strings(tokens)
+    column = IdColumn.from_strings(tokens)
     values, read = decimal_values(column.words(cap=16), column.length)
     expected, expected_read = decimal_values_reference(tokens)
     np.testing.assert_array_equal(read, expected_read)
@@ -301,8 +301,8 @@ def test_decimal_parser_is_float_on_adversarial_tokens():
 
 
 def _numbers_of(tokens: list[bytes], integer: bool = False) -> np.ndarray:
-    column = _Column.from_strings(tokens)
-    return _numbers._numbers(column, "file", lambda i: i + 1, "score", integer)
+    column = IdColumn.from_strings(tokens)
+    return _numbers.parse_numbers(column, "file", lambda i: i + 1, "score", integer)
 
 
 @settings(max_examples=200, deadline=None)

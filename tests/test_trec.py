@@ -47,7 +47,7 @@ import pytest
 from sklearn_rank._utils import hashing as _hashing
 from sklearn_rank._utils.hashing import _words, hash64, hash_words
 from sklearn_rank.trec import Qrels, Run, _arrow, _io, _join, evaluate_run, read_qrels, read_run
-from sklearn_rank.trec._column import _Column
+from sklearn_rank.trec._column import IdColumn
 
 ATOL = 1e-9  # trec_eval computes in double; only the ranking depends on float32 scores
 
@@ -271,7 +271,7 @@ def test_pyarrow_reads_only_plain_text(monkeypatch):
     layout goes to the NumPy reader, and both give the same rows."""
     def parsed_by_arrow(text, engine="auto"):
         buf = np.frombuffer(text.encode(), dtype=np.uint8)
-        fields = (_arrow._ArrowFields.parse(buf, "x", 6, (0, 2), 4)
+        fields = (_arrow.ArrowFields.parse(buf, "x", 6, (0, 2), 4)
                   if _io._use_arrow(engine) else None)
         return fields is not None and fields.plain()
 
@@ -287,7 +287,7 @@ def test_pyarrow_reads_only_plain_text(monkeypatch):
     def never(*args):
         raise AssertionError("engine='numpy' asked pyarrow")
 
-    monkeypatch.setattr(_arrow._ArrowFields, "parse", never)
+    monkeypatch.setattr(_arrow.ArrowFields, "parse", never)
     assert _rows(read_run(io.StringIO(PLAIN_RUN), engine="numpy")) == expected
 
 
@@ -297,14 +297,14 @@ def test_engine_chooses_the_reader(monkeypatch):
     never asks pyarrow (see above); an unknown engine is an error."""
     pytest.importorskip("pyarrow")
     expected = {("q1", "d1", 2.5), ("q1", '"d2"', 1e-3), ("q2", "文档", -7.0)}
-    numpy_reader = _io._Fields
+    numpy_reader = _io.Fields
 
     def never(*args, **kwargs):
         raise AssertionError("the NumPy reader was asked")
 
-    monkeypatch.setattr(_io, "_Fields", never)
+    monkeypatch.setattr(_io, "Fields", never)
     assert _rows(read_run(io.StringIO(PLAIN_RUN), engine="pyarrow")) == expected
-    monkeypatch.setattr(_io, "_Fields", numpy_reader)
+    monkeypatch.setattr(_io, "Fields", numpy_reader)
     for text in NOT_PLAIN.values():
         assert _rows(read_run(io.StringIO(text), engine="pyarrow")) == expected
     with pytest.raises(ValueError, match="'engine' parameter of read_qrels must be a str among"):
@@ -355,7 +355,7 @@ def test_column_strings_anywhere_in_the_buffer():
     data = " ".join(words).encode()
     lengths = np.array([len(w.encode()) for w in words])
     starts = np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
-    column = _Column(np.frombuffer(data, dtype=np.uint8), starts, lengths)
+    column = IdColumn(np.frombuffer(data, dtype=np.uint8), starts, lengths)
     expected = np.array([w.encode() for w in words])
     assert (column.fixed() == expected).all()
     rows = rng.permutation(len(words))[:50]
@@ -394,8 +394,8 @@ def test_packed_column_of_equal_length_strings(width, padded):
     strings = rng.integers(33, 127, (n, width), dtype=np.uint8)
     data = np.concatenate((strings.ravel(), np.zeros(8 if padded else 0, dtype=np.uint8)))
     start, length = np.arange(n) * width, np.full(n, width)
-    packed = _Column(data, start, length, packed=True)
-    gathered = _Column(data, start, length)
+    packed = IdColumn(data, start, length, packed=True)
+    gathered = IdColumn(data, start, length)
     assert packed._stride == width and not gathered._stride
     expected = strings.view(f"S{width}").ravel()
     assert (packed.fixed() == expected).all() and packed.fixed().flags.writeable
@@ -406,7 +406,7 @@ def test_packed_column_of_equal_length_strings(width, padded):
     # hashing works on copies: the strings are left as they were
     assert (packed.fixed() == expected).all() and (gathered.fixed() == expected).all()
     # unequal lengths: gathered, whatever the layout
-    uneven = _Column(data, start[:-1], np.diff(start) - (np.arange(n - 1) % 2), packed=True)
+    uneven = IdColumn(data, start[:-1], np.diff(start) - (np.arange(n - 1) % 2), packed=True)
     assert not uneven._stride
     assert (uneven.fixed() == np.array([s[:k] for s, k in
                                         zip(expected[:-1], uneven.length, strict=True)])).all()

@@ -20,14 +20,14 @@ from hypothesis import strategies as st
 
 from sklearn_rank._utils.threads import ENV
 from sklearn_rank.trec import _decimal, _fields, _numbers, read_qrels, read_run
-from sklearn_rank.trec._column import _Column
+from sklearn_rank.trec._column import IdColumn
 from sklearn_rank.trec._decimal import decimal_values
 
 PLAIN = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)")
 
 
 def _read_tokens(tokens: list[str]):
-    column = _Column.from_strings([t.encode() for t in tokens])
+    column = IdColumn.from_strings([t.encode() for t in tokens])
     return decimal_values(column.words(cap=16), column.length)
 
 
@@ -215,12 +215,12 @@ def test_the_commands_read_with_numpy(tmp_path, monkeypatch):
     (tmp_path / "qrels").write_text("".join(f"q{i} 0 d1x{i * 40} 1\n" for i in range(10)))
     assert _cli_support.READER == "numpy"
     engines = []
-    real = _io._read
+    real = _io.read_table
 
     def spy(path, progress, engine, layout, build):
         engines.append(engine)
         return real(path, progress, engine, layout, build)
 
-    monkeypatch.setattr(_io, "_read", spy)
+    monkeypatch.setattr(_io, "read_table", spy)
     out = trec_output(str(tmp_path / "qrels"), [str(tmp_path / "run")], ["map"])
     assert engines == ["numpy", "numpy"] and out.startswith("map")

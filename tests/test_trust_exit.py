@@ -202,7 +202,7 @@ def test_no_thread_outlives_a_read(files, monkeypatch):
         raise RuntimeError("boom")
 
     with pytest.raises(RuntimeError, match="boom"):
-        _io._read(files["qrels"], None, "auto", _io._QRELS, build)
+        _io.read_table(files["qrels"], None, "auto", _io._QRELS, build)
     assert _threads() == before
 
 
@@ -217,7 +217,7 @@ def test_layout_check_is_joined_when_the_block_raises():
 
     before = _threads()
     with pytest.raises(KeyError):
-        with _arrow._in_background(check):
+        with _arrow.in_background(check):
             started.wait(5)
             release.set()
             raise KeyError("in the block")
@@ -226,7 +226,7 @@ def test_layout_check_is_joined_when_the_block_raises():
     def failing():
         raise MemoryError
 
-    with _arrow._in_background(failing) as answer:
+    with _arrow.in_background(failing) as answer:
         assert answer() is False  # a check that raises says "not plain"
     assert _threads() == before
 

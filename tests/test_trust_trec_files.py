@@ -47,7 +47,7 @@ from sklearn_rank.trec import (
     read_run,
 )
 from sklearn_rank.trec import _column as _column_module
-from sklearn_rank.trec._column import _Column
+from sklearn_rank.trec._column import IdColumn
 
 TREC_EVAL = os.environ.get("TREC_EVAL", "")
 MEASURES = ["map", "P.5", "ndcg_cut.10", "recip_rank", "bpref", "Rprec"]
@@ -168,7 +168,7 @@ def test_plain_files_are_read_by_pyarrow(tmp_path):
         for path, n_fields, number, integer in ((qrels_path, 4, 3, True),
                                                  (run_path, 6, 4, False)):
             buf, _ = _io._read_buffer(path, None)
-            fields = _arrow._ArrowFields.parse(buf, str(path), n_fields, (0, 2), number,
+            fields = _arrow.ArrowFields.parse(buf, str(path), n_fields, (0, 2), number,
                                                integer)
             assert fields is not None and fields.plain(), (layout, path)
 
@@ -426,15 +426,15 @@ def test_column_with_a_few_long_strings(seed):
     for i in rng.choice(n, 6, replace=False):  # a few long ones, some sharing prefixes
         strings[i] = strings[i] + b"x" * int(rng.integers(2_000, 60_000))
     strings[7] = strings[11] = b"a" * 50_000  # equal long strings
-    column = _Column.from_strings(strings)
+    column = IdColumn.from_strings(strings)
     assert not column.compact and column.width < 50_000
-    short = _Column.from_strings([s[:12] for s in strings])
+    short = IdColumn.from_strings([s[:12] for s in strings])
     assert short.compact
     # hashes: equal strings, equal hashes; a long string hashes as in a compact column
     hashes = column.hash()
     assert hashes[7] == hashes[11]
     assert len(set(hashes.tolist())) == len(set(strings))
-    assert hashes[7] == _Column.from_strings([strings[7]]).hash()[0]
+    assert hashes[7] == IdColumn.from_strings([strings[7]]).hash()[0]
     rows = rng.permutation(n)
     assert (column.hash(rows) == hashes[rows]).all()
     # comparisons
@@ -463,7 +463,7 @@ def test_long_number_tokens(tmp_path, parser, long_token, value):
     lines = [f"q{i // 50} Q0 d{i} {i} {i / 7} t\n" for i in range(3000)]
     lines[1234] = f"q24 Q0 d1234 1 {long_token} t\n"
     path = _write(tmp_path / "run", "".join(lines).encode())
-    fields = _fields._Fields(np.frombuffer(path.read_bytes(), np.uint8), str(path), 6, "x")
+    fields = _fields.Fields(np.frombuffer(path.read_bytes(), np.uint8), str(path), 6, "x")
     assert not fields.column(4).compact  # the case this test is about
     if value == "error":
         with pytest.raises(ValueError, match=re.escape(f"{path}: line 1235: score '1xxx")):
@@ -551,7 +551,7 @@ def test_block_scan_finds_the_fields_python_splits(monkeypatch, seed):
     buf = np.frombuffer(text.encode(), np.uint8)
     seps = _fields._plain_separators(buf, 6)
     assert seps is not None
-    fields = _fields._Fields(buf, "run", 6, "x", extra=True)
+    fields = _fields.Fields(buf, "run", 6, "x", extra=True)
     expected = [line.split() for line in text.splitlines()]
     assert len(fields) == len(expected)
     for j in range(6):
@@ -578,7 +578,7 @@ def test_compacted_columns_and_blocks_of_rows(monkeypatch, equal_lengths):
     text = "".join(f"q{i // 10} Q0 {d} {i} {rng.normal():.5f} t\n"
                    for i, d in enumerate(docnos)).encode()
     buf = np.frombuffer(text, np.uint8)
-    whole = _fields._Fields(buf, "run", 6, "x", extra=True)
+    whole = _fields.Fields(buf, "run", 6, "x", extra=True)
     column = whole.column(2)
     compact = column.compacted()
     assert compact.buf.shape[0] == sum(map(len, docnos)) + 8  # its bytes, not the file's
@@ -595,11 +595,11 @@ def test_compacted_columns_and_blocks_of_rows(monkeypatch, equal_lengths):
     assert np.array_equal(whole.numbers(4, "score"), one_block[1])
     assert np.array_equal(whole.numbers(3, "rank", integer=True), np.arange(50.0))
     bad = text.replace(b" 47 ", b" 4.5 ")
-    fields = _fields._Fields(np.frombuffer(bad, np.uint8), "run", 6, "x", extra=True)
+    fields = _fields.Fields(np.frombuffer(bad, np.uint8), "run", 6, "x", extra=True)
     with pytest.raises(ValueError, match="run: line 48: rank '4.5' is not an integer"):
         fields.numbers(3, "rank", integer=True)
     bad = text.replace(b" 46 ", b" 4_6 ")
-    fields = _fields._Fields(np.frombuffer(bad, np.uint8), "run", 6, "x", extra=True)
+    fields = _fields.Fields(np.frombuffer(bad, np.uint8), "run", 6, "x", extra=True)
     with pytest.raises(ValueError, match="run: line 47: rank '4_6' is not a finite number"):
         fields.numbers(3, "rank")
 
@@ -616,8 +616,8 @@ def test_one_digit_levels_are_read_at_once(odd):
     if odd is not None:
         tokens[217] = odd
     text = b"".join(b"q%d 0 d%d %s\n" % (i // 7, i, t) for i, t in enumerate(tokens))
-    fields = _fields._Fields(np.frombuffer(text, np.uint8), "qrels", 4, "x")
-    assert _numbers._FastValues(fields.column(3)).digits == (odd is None)
+    fields = _fields.Fields(np.frombuffer(text, np.uint8), "qrels", 4, "x")
+    assert _numbers.FastValues(fields.column(3)).digits == (odd is None)
     if odd is None:
         values = fields.numbers(3, "relevance level", integer=True)
         assert values.dtype == np.float64 and values.tolist() == [float(t) for t in tokens]

@@ -1,5 +1,5 @@
 """The optional pyarrow reader of TREC files: pyarrow's CSV parser, for
-files in the plain layout (see :class:`_ArrowFields`).
+files in the plain layout (see :class:`ArrowFields`).
 
 The parser runs on the calling thread (``use_threads=False``): pyarrow's
 thread pool would parse a 1M-line run a few tens of milliseconds sooner on
@@ -15,11 +15,11 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ._column import _Column
-from ._fields import _Parsed
+from ._column import IdColumn
+from ._fields import ParsedFields
 
 
-def _pool(pa):
+def reader_pool(pa):
     """The memory pool of the reader's Arrow buffers: the system allocator's.
 
     pyarrow's default pool (mimalloc or jemalloc) keeps freed memory for
@@ -47,19 +47,19 @@ def _arrow_buffer(pa, text: np.ndarray):
         owner = owner.base
     if isinstance(owner, pa.Buffer):
         return owner.slice(text.ctypes.data - owner.address, text.shape[0])
-    source = pa.allocate_buffer(text.shape[0], memory_pool=_pool(pa))
+    source = pa.allocate_buffer(text.shape[0], memory_pool=reader_pool(pa))
     np.frombuffer(source, dtype=np.uint8)[:] = text
     return source
 
 
-class _ArrowFields(_Parsed):
+class ArrowFields(ParsedFields):
     """The fields of a plain file, parsed by pyarrow's CSV reader.
 
-    Used, when pyarrow is installed, only for text that :class:`_Fields` would
+    Used, when pyarrow is installed, only for text that :class:`Fields` would
     split into exactly the same fields: every line ends with a newline and has
     ``n_fields`` non-empty fields separated by single spaces (no tab, CR, blank
     or comment line); anything else, including a value pyarrow cannot parse,
-    goes to :class:`_Fields`, which also writes every error message.
+    goes to :class:`Fields`, which also writes every error message.
     """
 
     def __init__(self, name: str, strings: dict, numbers: dict, text: np.ndarray,
@@ -69,15 +69,15 @@ class _ArrowFields(_Parsed):
 
     def plain(self) -> bool:
         """Whether the text has the plain layout (so the fields are those
-        :class:`_Fields` would give): use the fields only if it is True."""
+        :class:`Fields` would give): use the fields only if it is True."""
         return _plain(self._text, len(self), self._n_fields, next(iter(self._numbers.values())))
 
     @classmethod
     def parse(cls, buf: np.ndarray, name: str, n_fields: int, strings: tuple[int, ...],
-              number: int, integer: bool = False) -> _ArrowFields | None:
+              number: int, integer: bool = False) -> ArrowFields | None:
         """The fields, or None when pyarrow is missing or cannot parse the text.
 
-        Use them only if :meth:`plain` says True (:func:`_read` asks on
+        Use them only if :meth:`plain` says True (:func:`~sklearn_rank.trec._io.read_table` asks on
         another thread while it builds the table).
         """
         text = buf
@@ -103,10 +103,10 @@ class _ArrowFields(_Parsed):
     def __len__(self) -> int:
         return next(iter(self._numbers.values())).shape[0]
 
-    def column(self, j: int) -> _Column:
+    def column(self, j: int) -> IdColumn:
         """Field j of every line."""
         data, offsets = self._strings[j]
-        return _Column(data, offsets[:-1], np.diff(offsets), packed=True)
+        return IdColumn(data, offsets[:-1], np.diff(offsets), packed=True)
 
     def last(self, j: int) -> bytes:
         """The last field of the last line (j must be the last field)."""
@@ -129,7 +129,7 @@ def _read_csv(pa, csv, source, names: list[str], types: dict):
                                            double_quote=False, escape_char=False),
             convert_options=csv.ConvertOptions(column_types=types, include_columns=list(types),
                                                null_values=[], strings_can_be_null=False),
-            memory_pool=_pool(pa),
+            memory_pool=reader_pool(pa),
         )
     except (pa.ArrowException, OverflowError):
         return None
@@ -152,7 +152,7 @@ def _float_values(pa, column, integer: bool) -> np.ndarray | None:
 
 
 @contextmanager
-def _in_background(check: Callable[[], bool]) -> Iterator[Callable[[], bool]]:
+def in_background(check: Callable[[], bool]) -> Iterator[Callable[[], bool]]:
     """Run ``check()`` on a thread (NumPy releases the GIL in its loops) for
     the ``with`` block; the function it gives waits for the answer (False if
     ``check`` raised). The thread is joined when the block ends, however it

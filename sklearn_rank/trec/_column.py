@@ -1,7 +1,7 @@
 """Columns of byte strings (query and document ids) in memory proportional to
 their bytes.
 
-A :class:`_Column` keeps its strings back to back in one byte buffer. The
+A :class:`IdColumn` keeps its strings back to back in one byte buffer. The
 usual column (ids of similar lengths) is worked on as a fixed-width array,
 every string padded to the longest, vectorised. When that would cost far more
 than the bytes themselves (one 200 MB document id among a million short
@@ -38,7 +38,7 @@ def _clamp(values: np.ndarray, high: int) -> np.ndarray:
 ID_ERRORS = "surrogateescape"
 
 
-def _text(strings: np.ndarray) -> np.ndarray:
+def id_text(strings: np.ndarray) -> np.ndarray:
     """A bytes array (``'S'`` or object) as str, UTF-8 (:data:`ID_ERRORS`)."""
     if strings.dtype.kind == "O":
         out = np.empty(strings.shape[0], dtype=object)
@@ -94,7 +94,7 @@ def _mask(words: np.ndarray, length: np.ndarray):
             words[:, j] &= _MASKS.take(kept)
 
 
-class _Column:
+class IdColumn:
     """Strings stored in a byte buffer: string i is ``buf[start[i]:start[i] + length[i]]``.
 
     Makes fixed-width arrays and hashes without a Python loop: each string is
@@ -117,7 +117,7 @@ class _Column:
         self.buf, self.start, self.length, self._packed = buf, start, length, packed
 
     @classmethod
-    def from_strings(cls, strings: list[bytes]) -> _Column:
+    def from_strings(cls, strings: list[bytes]) -> IdColumn:
         """A column of the given byte strings."""
         length = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
         start = np.zeros_like(length)
@@ -126,7 +126,7 @@ class _Column:
         return cls(buf, start, length, packed=True)
 
     @classmethod
-    def from_fixed(cls, strings: np.ndarray) -> _Column:
+    def from_fixed(cls, strings: np.ndarray) -> IdColumn:
         """A column of the strings of a ``'S'`` array (without their NUL padding)."""
         strings = np.ascontiguousarray(strings)
         n, width = strings.shape[0], strings.dtype.itemsize
@@ -182,7 +182,7 @@ class _Column:
         width = int(self.length[0])
         return width if self._longest == width == int(self.length.min()) else 0
 
-    def compacted(self) -> _Column:
+    def compacted(self) -> IdColumn:
         """The same strings back to back in a buffer of their own, so that
         the buffer this column points into (a whole file) can be freed: the
         bytes of the strings, plus their starts and lengths. A packed column,
@@ -209,7 +209,7 @@ class _Column:
             data = np.zeros(kept.shape[0] + 8, dtype=np.uint8)
             data[:kept.shape[0]] = kept
             start = np.cumsum(self.length) - self.length
-        return _Column(data, start, self.length, packed=True)
+        return IdColumn(data, start, self.length, packed=True)
 
     def item(self, i: int) -> bytes:
         """String i."""
@@ -299,7 +299,7 @@ class _Column:
             out[i] = hash_bytes(self.item(rows[i]))
         return out
 
-    def equal(self, rows: np.ndarray, other: _Column, other_rows: np.ndarray) -> np.ndarray:
+    def equal(self, rows: np.ndarray, other: IdColumn, other_rows: np.ndarray) -> np.ndarray:
         """Whether string ``rows[i]`` equals string ``other_rows[i]`` of ``other``."""
         same = self.length[rows] == other.length[other_rows]
         # equal lengths: both short or both long in their columns, but the
@@ -316,7 +316,7 @@ class _Column:
             same[i] = self.item(rows[i]) == other.item(other_rows[i])
         return same
 
-    def all_equal(self, rows: np.ndarray, other: _Column, other_rows: np.ndarray) -> bool:
+    def all_equal(self, rows: np.ndarray, other: IdColumn, other_rows: np.ndarray) -> bool:
         """Whether every string ``rows[i]`` equals string ``other_rows[i]`` of ``other``."""
         if self.compact and other.compact:
             a, b = self.fixed(rows), other.fixed(other_rows)
@@ -379,7 +379,7 @@ class _Column:
         """The strings (of ``rows``) as str (UTF-8, :data:`ID_ERRORS`): a
         ``'U'`` array, or an object array when :attr:`compact` is False."""
         if self.compact:
-            return _text(self.fixed(rows))
+            return id_text(self.fixed(rows))
         strings = np.empty(len(self) if rows is None else len(rows), dtype=object)
         strings[:] = self.items(rows)
-        return _text(strings)
+        return id_text(strings)

@@ -43,7 +43,7 @@ import numpy as np
 from .._utils.runs import runs_of as _runs_of
 from ..metrics._vocab.ir_measures import irm_layout
 from ._join import match_rows, query_sides
-from ._trec_eval.rankings import _order
+from ._trec_eval.rankings import docno_order
 
 __all__ = ["DIVERSITY", "diversity"]
 
@@ -90,8 +90,9 @@ class _Judged:
             keep &= judged_g[run_g]
         rows = np.flatnonzero(keep)
         docnos = run.docno_bytes
-        ranked = rows[_order(r_code[rows], run.score[rows], lambda i: docnos.sort_key(rows[i]),
-                             irm_layout("alpha_nDCG", {}).ties)]  # pyndeval's, for all
+        ranked = rows[docno_order(r_code[rows], run.score[rows],
+                                  lambda i: docnos.sort_key(rows[i]),
+                                  irm_layout("alpha_nDCG", {}).ties)]  # pyndeval's, for all
         qcodes = r_code[ranked]
         if (qcodes[1:] < qcodes[:-1]).any():
             by_query = np.argsort(qcodes, kind="stable")

@@ -1,7 +1,7 @@
 """trec_eval-compatible evaluation of runs against relevance judgments.
 
 The run is joined to the qrels (:mod:`~sklearn_rank.trec._join`), ranked as trec_eval ranks it
-(:func:`_trec_order`), and laid out query by query with the judged documents
+(:func:`trec_order`), and laid out query by query with the judged documents
 it missed (:func:`_trec_columns`); the metrics package computes the rest.
 """
 
@@ -29,7 +29,7 @@ from ._io import read_qrels, read_run
 from ._join import match_rows, row_codes
 from ._subtopics import SubtopicQrels, as_subtopic_qrels
 from ._tables import Qrels, Run
-from ._trec_eval.rankings import _trec_order
+from ._trec_eval.rankings import trec_order
 from ._trec_eval.specs import evaluate_engine
 
 __all__ = ["evaluate_run", "in_trec_order"]
@@ -37,7 +37,10 @@ __all__ = ["evaluate_run", "in_trec_order"]
 DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10", "recip_rank")
 
 
-def _as_table(value, cls, reader, what):
+def as_table(value, cls, reader, what):
+    """``value`` as a ``cls`` table (:class:`Qrels` or :class:`Run`): kept if it is
+    one, else built from a dict, a DataFrame or read from a path by ``reader``;
+    ``what`` names the argument in errors."""
     if isinstance(value, cls):
         return value
     if isinstance(value, dict):
@@ -189,7 +192,7 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     rest = [metric for i, metric in enumerate(listed) if i not in engine]
     if rest:  # (a misspelt metric is told before anything is read)
         _parsed(rest)
-    run = _as_table(run, Run, read_run, "run")
+    run = as_table(run, Run, read_run, "run")
     qrels, subtopics = _judgments(qrels, engine, len(listed))
     cache: dict = {}  # the join and the rankings, shared by the layouts
 
@@ -213,7 +216,7 @@ def _judgments(qrels, engine: dict, n_listed: int):
     measure is asked for (else None; then the qrels only when another
     measure is asked for, as one judgment per document)."""
     if not any(item.irm is not None and item.irm[0] in DIVERSITY for item in engine.values()):
-        return _as_table(qrels, Qrels, read_qrels, "qrels"), None
+        return as_table(qrels, Qrels, read_qrels, "qrels"), None
     subtopics = as_subtopic_qrels(qrels)
     others = n_listed > sum(item.irm is not None and item.irm[0] in DIVERSITY
                             for item in engine.values())
@@ -397,7 +400,7 @@ def _ranked(run: Run, r_code: np.ndarray, r_run_code: np.ndarray, level: np.ndar
             evaluated: np.ndarray, judged_only: bool, ties: str = "docno_desc"):
     """The run rows to rank (those of evaluated queries; with
     ``judged_only``, the judged ones) in trec_eval's order (ties as
-    :func:`_trec_order`'s ``ties``): their query codes, levels (< 0:
+    :func:`trec_order`'s ``ties``): their query codes, levels (< 0:
     unjudged), scores and rows in the run, and the starts and lengths of
     their queries."""
     starts, lengths = run.query_runs
@@ -418,7 +421,7 @@ def _ranked(run: Run, r_code: np.ndarray, r_run_code: np.ndarray, level: np.ndar
 
     # trec_eval 10.0 keeps scores as C doubles (9.0.8 and pytrec_eval: floats);
     # equal doubles tie, and the tie goes by decreasing document id.
-    order, moved = _trec_order(r_code, starts, score, docno_key, ties)
+    order, moved = trec_order(r_code, starts, score, docno_key, ties)
     if moved is not None:
         at, source = moved
         level[at] = level[source]  # ties reordered within queries only: same scores

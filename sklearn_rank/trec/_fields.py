@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._column import _Column
-from ._numbers import _FastValues, _numbers, for_blocks
+from ._column import IdColumn
+from ._numbers import FastValues, for_blocks, parse_numbers
 
 
 def _without_comments(text: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
@@ -97,8 +97,8 @@ def _plain_separators(text: np.ndarray, n_fields: int) -> np.ndarray | None:
     return seps
 
 
-class _Parsed:
-    """What both readers give: the fields of every line, as :class:`_Column`."""
+class ParsedFields:
+    """What both readers give: the fields of every line, as :class:`IdColumn`."""
 
     name: str
     _lines: np.ndarray | None = None  # each row's line in the file (None: row i is line i + 1)
@@ -119,20 +119,20 @@ class _Parsed:
     def __len__(self) -> int:
         raise NotImplementedError
 
-    def column(self, j: int) -> _Column:
+    def column(self, j: int) -> IdColumn:
         raise NotImplementedError
 
     def numbers(self, j: int, what: str, integer: bool = False) -> np.ndarray:
         raise NotImplementedError
 
     def ids_and_numbers(self, ids: tuple[int, ...], j: int, what: str,
-                        integer: bool = False) -> tuple[list[_Column], np.ndarray]:
-        """The fields ``ids`` in buffers of their own (:meth:`_Column.compacted`:
+                        integer: bool = False) -> tuple[list[IdColumn], np.ndarray]:
+        """The fields ``ids`` in buffers of their own (:meth:`IdColumn.compacted`:
         the file's bytes can then be freed), and :meth:`numbers` of field j."""
         return [self.column(k).compacted() for k in ids], self.numbers(j, what, integer)
 
 
-class _Fields(_Parsed):
+class Fields(ParsedFields):
     """Whitespace-separated fields of a text buffer, as byte spans (vectorised).
 
     Fields are separated by C's whitespace (space, tab, newline, CR, vertical
@@ -236,11 +236,11 @@ class _Fields(_Parsed):
     def __len__(self) -> int:
         return (self.starts if self._seps is None else self._seps).shape[0]
 
-    def column(self, j: int) -> _Column:
+    def column(self, j: int) -> IdColumn:
         """Field j of every line."""
         if self._seps is None:
             start = self.starts[:, j]
-            return _Column(self.buf, start, self.ends[:, j] - start)
+            return IdColumn(self.buf, start, self.ends[:, j] - start)
         seps = self._seps  # field j ends at separator j of its line
         if j:
             start = seps[:, j - 1] + 1
@@ -248,7 +248,7 @@ class _Fields(_Parsed):
             start = np.empty_like(seps[:, 0])
             start[0] = 0
             np.add(seps[:-1, -1], 1, out=start[1:])
-        return _Column(self.buf, start, seps[:, j] - start)
+        return IdColumn(self.buf, start, seps[:, j] - start)
 
     def last(self, j: int) -> bytes:
         """Field j of the last line."""
@@ -261,17 +261,17 @@ class _Fields(_Parsed):
         return self.buf[start:end].tobytes()
 
     def numbers(self, j: int, what: str, integer: bool = False) -> np.ndarray:
-        return _numbers(self.column(j), self.name, self.line, what, integer)
+        return parse_numbers(self.column(j), self.name, self.line, what, integer)
 
     def ids_and_numbers(self, ids: tuple[int, ...], j: int, what: str,
-                        integer: bool = False) -> tuple[list[_Column], np.ndarray]:
-        """As :meth:`_Parsed.ids_and_numbers`, as one list of tasks on up to
+                        integer: bool = False) -> tuple[list[IdColumn], np.ndarray]:
+        """As :meth:`ParsedFields.ids_and_numbers`, as one list of tasks on up to
         :func:`~sklearn_rank._utils.threads.thread_limit` threads: the copy of each
         id field (a few large copies, which release the GIL) and the blocks
-        of :class:`_FastValues`: one list, so that a thread done with its
+        of :class:`FastValues`: one list, so that a thread done with its
         copies goes on with the numbers instead of waiting."""
         column = self.column(j)
-        reader = _FastValues(column)
+        reader = FastValues(column)
         copies = [None] * len(ids)
 
         def task(i: int):
@@ -281,4 +281,4 @@ class _Fields(_Parsed):
                 reader.read(i - len(ids))
 
         for_blocks(task, len(ids) + reader.n_blocks)
-        return copies, _numbers(column, self.name, self.line, what, integer, reader)
+        return copies, parse_numbers(column, self.name, self.line, what, integer, reader)

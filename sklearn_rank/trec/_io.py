@@ -19,20 +19,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._utils.validation import HasMethods, StrOptions, validate_params
-from ._arrow import _ArrowFields, _in_background, _pool
+from ._arrow import ArrowFields, in_background, reader_pool
 from ._column import ID_ERRORS
-from ._fields import _Fields, _Parsed
-from ._tables import DuplicateError, Qrels, Run, _Table
+from ._fields import Fields, ParsedFields
+from ._tables import DuplicateError, Qrels, Run, Table
 
 __all__ = ["read_qrels", "read_run"]
 
 _CHUNK = 1 << 23  # bytes read at a time (progress is reported per chunk)
 _BOM = b"\xef\xbb\xbf"  # UTF-8's byte-order mark
-_ENGINES = ("auto", "numpy", "pyarrow")  # the readers read_qrels / read_run can use
+ENGINES = ("auto", "numpy", "pyarrow")  # the readers read_qrels / read_run can use
 
 
 @dataclass(frozen=True)
-class _Layout:
+class Layout:
     """The fields of the lines of a TREC file."""
 
     what: str  # their names, for messages ("qid iter docno rel")
@@ -46,8 +46,8 @@ class _Layout:
         return len(self.what.split())
 
 
-_QRELS = _Layout("qid iter docno rel", 3, integer=True)
-_RUN = _Layout("qid Q0 docno rank score tag", 4, extra=True)
+_QRELS = Layout("qid iter docno rel", 3, integer=True)
+_RUN = Layout("qid Q0 docno rank score tag", 4, extra=True)
 
 
 def _use_arrow(engine: str) -> bool:
@@ -135,33 +135,34 @@ def _allocate(size: int, arrow: bool = True) -> np.ndarray:
         except ImportError:
             pass
         else:
-            return np.frombuffer(pa.allocate_buffer(size, memory_pool=_pool(pa)), dtype=np.uint8)
+            buffer = pa.allocate_buffer(size, memory_pool=reader_pool(pa))
+            return np.frombuffer(buffer, dtype=np.uint8)
     return np.empty(size, dtype=np.uint8)
 
 
-def _read(path_or_buffer, progress: Callable | None, engine: str, layout: _Layout,
-          build: Callable[[_Parsed], _Table]):
+def read_table(path_or_buffer, progress: Callable | None, engine: str, layout: Layout,
+          build: Callable[[ParsedFields], Table]):
     """Parse a file and ``build`` its table: from pyarrow's parse when the
     engine allows it, pyarrow is installed and the text is plain, else from
-    :class:`_Fields` (which also writes every error message, with its line)."""
+    :class:`Fields` (which also writes every error message, with its line)."""
     arrow = _use_arrow(engine)
     buf, name = _read_buffer(path_or_buffer, progress, arrow)
-    fields = _ArrowFields.parse(buf, name, layout.n_fields, layout.strings, layout.number,
+    fields = ArrowFields.parse(buf, name, layout.n_fields, layout.strings, layout.number,
                                 layout.integer) if arrow else None
     if fields is not None:
-        with _in_background(fields.plain) as plain:
+        with in_background(fields.plain) as plain:
             try:
                 table = build(fields)
             except ValueError:
                 table = None
             if plain() and table is not None:
                 return table
-    fields = _Fields(buf, name, layout.n_fields, layout.what, extra=layout.extra)
+    fields = Fields(buf, name, layout.n_fields, layout.what, extra=layout.extra)
     del buf  # (build releases the text once it has the columns)
     return build(fields)
 
 
-def _table(fields: _Parsed, make: Callable[[], _Table], what: str) -> _Table:
+def _table(fields: ParsedFields, make: Callable[[], Table], what: str) -> Table:
     """``make()``, a document listed twice (:class:`DuplicateError`) told by
     the file's lines: when one of them has more fields than the layout
     names, that is said first, since a field too many before the sixth
@@ -188,7 +189,7 @@ def _table(fields: _Parsed, make: Callable[[], _Table], what: str) -> _Table:
 @validate_params({
     "path_or_buffer": [str, bytes, os.PathLike, HasMethods(("read",))],
     "progress": [callable, None],
-    "engine": [StrOptions(set(_ENGINES))],
+    "engine": [StrOptions(set(ENGINES))],
 })
 def read_qrels(path_or_buffer, *, progress: Callable | None = None,
                engine: str = "auto") -> Qrels:
@@ -259,13 +260,13 @@ def read_qrels(path_or_buffer, *, progress: Callable | None = None,
     >>> read_qrels(io.StringIO("q1 0 d1 2\\nq1 0 d2 0\\n# a comment\\nq2 0 d1 1\\n"))
     Qrels(3 judgments, 2 queries, 2 with level > 0)
     """
-    return _read(path_or_buffer, progress, engine, _QRELS, _build_qrels)
+    return read_table(path_or_buffer, progress, engine, _QRELS, _build_qrels)
 
 
 @validate_params({
     "path_or_buffer": [str, bytes, os.PathLike, HasMethods(("read",))],
     "progress": [callable, None],
-    "engine": [StrOptions(set(_ENGINES))],
+    "engine": [StrOptions(set(ENGINES))],
 })
 def read_run(path_or_buffer, *, progress: Callable | None = None,
              engine: str = "auto") -> Run:
@@ -323,10 +324,10 @@ def read_run(path_or_buffer, *, progress: Callable | None = None,
     >>> read_run(io.StringIO("q1 Q0 d1 1 2.5 bm25\\nq1 Q0 d2 2 1.0 bm25\\n"))
     Run('bm25', 2 documents, 1 queries)
     """
-    return _read(path_or_buffer, progress, engine, _RUN, _build_run)
+    return read_table(path_or_buffer, progress, engine, _RUN, _build_run)
 
 
-def _build_qrels(fields: _Parsed) -> Qrels:
+def _build_qrels(fields: ParsedFields) -> Qrels:
     if not len(fields):
         raise ValueError(f"{fields.name}: the qrels file has no judgments.")
     (qid, docno), level = fields.ids_and_numbers((0, 2), 3, "relevance level", integer=True)
@@ -334,7 +335,7 @@ def _build_qrels(fields: _Parsed) -> Qrels:
     return _table(fields, lambda: Qrels(qid, docno, level), "qrels file")
 
 
-def _build_run(fields: _Parsed) -> Run:
+def _build_run(fields: ParsedFields) -> Run:
     if not len(fields):
         raise ValueError(f"{fields.name}: the run has no lines.")
     (qid, docno), score = fields.ids_and_numbers((0, 2), 4, "score")

@@ -17,8 +17,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .._utils.threads import run_blocks, thread_limit
-from ._column import _text
-from ._tables import Qrels, Run, _Table
+from ._column import id_text
+from ._tables import Qrels, Run, Table
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
@@ -37,10 +37,10 @@ class QueryCodes(NamedTuple):
     trec_eval), as str."""
     run_codes: list[np.ndarray]
     """For every table, the position in :attr:`vocabulary` of each of its runs
-    of rows with the same qid (:attr:`_Table.query_runs`)."""
+    of rows with the same qid (:attr:`Table.query_runs`)."""
 
 
-def query_codes(*tables: _Table) -> QueryCodes:
+def query_codes(*tables: Table) -> QueryCodes:
     """The query ids of the tables coded against their sorted union (see
     :class:`QueryCodes`); the same as :func:`query_codes_reference`."""
     columns = [table.qid_bytes for table in tables]
@@ -48,13 +48,13 @@ def query_codes(*tables: _Table) -> QueryCodes:
     if all(column.compact for column in columns):
         ids = [column.fixed(s) for column, s in zip(columns, starts, strict=True)]
         vocabulary = sorted_unique(np.concatenate(ids))
-        return QueryCodes(_text(vocabulary),
+        return QueryCodes(id_text(vocabulary),
                           [np.searchsorted(vocabulary, i).astype(np.int32) for i in ids])
     # a few very long ids: compared as bytes objects (memory: their bytes)
     return _codes_of_items([column.items(s) for column, s in zip(columns, starts, strict=True)])
 
 
-def query_codes_reference(*tables: _Table) -> QueryCodes:
+def query_codes_reference(*tables: Table) -> QueryCodes:
     """:func:`query_codes` by a sorted set of the ids as ``bytes`` (the reference)."""
     return _codes_of_items([table.qid_bytes.items(table.query_runs[0]) for table in tables])
 
@@ -119,7 +119,7 @@ def _codes_of_items(ids: list[list[bytes]]) -> QueryCodes:
     index = {q: i for i, q in enumerate(vocabulary)}
     strings = np.empty(len(vocabulary), dtype=object)
     strings[:] = vocabulary
-    return QueryCodes(_text(strings),
+    return QueryCodes(id_text(strings),
                       [np.array([index[q] for q in i], dtype=np.int32) for i in ids])
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._utils.threads import run_blocks, thread_limit
-from ._column import _Column
+from ._column import IdColumn
 from ._decimal import decimal_values
 
 
@@ -42,9 +42,9 @@ _ROWS = 1 << 16  # tokens checked at a time by _check_integers (temporaries stay
 _MIN_BLOCKS = 4  # blocks worth starting threads for (each takes a millisecond or so)
 
 
-def _prefixes(column: _Column):
+def _prefixes(column: IdColumn):
     """``(lo, hi, chars)`` for blocks of the column's rows: the bytes of
-    their prefixes (:meth:`_Column.prefix`), a row each."""
+    their prefixes (:meth:`IdColumn.prefix`), a row each."""
     n = len(column)
     for lo in range(0, n, _ROWS):
         hi = min(n, lo + _ROWS)
@@ -60,15 +60,15 @@ def for_blocks(work: Callable[[int], None], n_blocks: int):
     run_blocks(work, range(n_blocks), thread_limit() if n_blocks >= _MIN_BLOCKS else 1)
 
 
-def _numbers(column: _Column, name: str, line: Callable[[int], int], what: str,
-             integer: bool, read: _FastValues | None = None) -> np.ndarray:
+def parse_numbers(column: IdColumn, name: str, line: Callable[[int], int], what: str,
+             integer: bool, read: FastValues | None = None) -> np.ndarray:
     """The values of a column of numbers, or an error naming the first bad
     line; with ``integer``, every value must be the integer C's ``atol``
     (trec_eval's reading of a relevance level) reads from its token.
-    ``read``: the column's :class:`_FastValues`, its blocks read (default:
+    ``read``: the column's :class:`FastValues`, its blocks read (default:
     read here, on up to :func:`~sklearn_rank._utils.threads.thread_limit` threads)."""
     if read is None:
-        read = _FastValues(column)
+        read = FastValues(column)
         for_blocks(read.read, read.n_blocks)
     values = read.result()
     if values is None:  # find the first bad token (values from Python, which is the reference)
@@ -84,10 +84,10 @@ def _numbers(column: _Column, name: str, line: Callable[[int], int], what: str,
     return values
 
 
-_NUMBERS = 1 << 15  # tokens read at a time by _FastValues (see its docstring)
+_NUMBERS = 1 << 15  # tokens read at a time by FastValues (see its docstring)
 
 
-def _one_digit(column: _Column) -> np.ndarray | None:
+def _one_digit(column: IdColumn) -> np.ndarray | None:
     """The values of a column whose tokens are all one ASCII digit, else None."""
     if not len(column) or column.length.min() != 1 or column.length.max() != 1:
         return None
@@ -95,7 +95,7 @@ def _one_digit(column: _Column) -> np.ndarray | None:
     return digit.astype(np.float64) if (digit <= 9).all() else None
 
 
-class _FastValues:
+class FastValues:
     """The values of a column's tokens, read vectorised in blocks of rows:
     plain decimals by :func:`~sklearn_rank.trec._decimal.decimal_values`, the others from their
     prefixes by NumPy, the long tokens one by one. :meth:`read` each of the
@@ -112,7 +112,7 @@ class _FastValues:
     check needed).
     """
 
-    def __init__(self, column: _Column):
+    def __init__(self, column: IdColumn):
         self.column = column
         self._failed = []
         digits = _one_digit(column)
@@ -151,7 +151,7 @@ class _FastValues:
         return values
 
 
-def _check_integers(column: _Column, values: np.ndarray, name: str,
+def _check_integers(column: IdColumn, values: np.ndarray, name: str,
                     line: Callable[[int], int], what: str):
     """An error naming the line of the first value that is not the integer
     C's ``atol`` reads from its token (judged from its prefix, in blocks of

@@ -22,12 +22,12 @@ import numpy as np
 
 from .._utils.validation import HasMethods, StrOptions, validate_params
 from ._frames import frame_ids, frame_values, is_frame
-from ._io import _ENGINES, _Layout, _read
-from ._tables import Qrels, _as_column
+from ._io import ENGINES, Layout, read_table
+from ._tables import Qrels, as_column
 
 __all__ = ["SubtopicQrels", "read_subtopic_qrels"]
 
-_SUBTOPIC_QRELS = _Layout("qid iter docno rel", 3, integer=True, strings=(0, 1, 2))
+_SUBTOPIC_QRELS = Layout("qid iter docno rel", 3, integer=True, strings=(0, 1, 2))
 #: DataFrame layouts: (qid, subtopic, docno, level) columns
 _FRAME_LAYOUTS = (("query_id", "iteration", "doc_id", "relevance"),
                   ("qid", "iteration", "docno", "label"),
@@ -97,7 +97,7 @@ class SubtopicQrels:
         # a Qrels of every row (the same document may repeat): ids as UTF-8
         # bytes, levels checked as a qrels file's
         self.judgments = _Judgments(qid, docno, rel)
-        column = _as_column(subtopic, "subtopic")
+        column = as_column(subtopic, "subtopic")
         if len(column) != len(self.judgments):
             raise ValueError(f"subtopic must have one id per judgment; got {len(column)} for "
                              f"{len(self.judgments)} judgments.")
@@ -195,7 +195,7 @@ def _build(fields) -> SubtopicQrels:
 
 @validate_params({
     "path_or_buffer": [str, bytes, os.PathLike, HasMethods(("read",))],
-    "engine": [StrOptions(set(_ENGINES))],
+    "engine": [StrOptions(set(ENGINES))],
 })
 def read_subtopic_qrels(path_or_buffer, *, engine: str = "auto") -> SubtopicQrels:
     """Read diversity relevance judgments: lines ``qid subtopic docno rel``.
@@ -231,7 +231,7 @@ def read_subtopic_qrels(path_or_buffer, *, engine: str = "auto") -> SubtopicQrel
     >>> read_subtopic_qrels(io.StringIO("q1 1 d1 1\\nq1 2 d1 1\\nq1 2 d2 0\\n"))
     SubtopicQrels(3 judgments, 1 queries, 2 subtopic ids)
     """
-    return _read(path_or_buffer, None, engine, _SUBTOPIC_QRELS, _build)
+    return read_table(path_or_buffer, None, engine, _SUBTOPIC_QRELS, _build)
 
 
 def as_subtopic_qrels(value) -> SubtopicQrels:

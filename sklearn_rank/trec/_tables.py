@@ -1,7 +1,7 @@
 """The TREC tables: relevance judgments (:class:`Qrels`) and runs (:class:`Run`).
 
 Rows of (qid, docno, value). Ids are kept as columns of bytes
-(:class:`~sklearn_rank.trec._column._Column`, memory proportional to their bytes); the
+(:class:`~sklearn_rank.trec._column.IdColumn`, memory proportional to their bytes); the
 readers (:mod:`~sklearn_rank.trec._io`) and the evaluation (:mod:`~sklearn_rank.trec._join`,
 :mod:`~sklearn_rank.trec._evaluate`)
 work on them through the public methods below.
@@ -27,7 +27,7 @@ import numpy as np
 
 from .._utils.hashing import has_equal, mix, pair_key
 from .._utils.runs import runs_at as _runs_at
-from ._column import ID_ERRORS, _Column
+from ._column import ID_ERRORS, IdColumn
 from ._frames import frame_columns
 
 __all__ = ["Qrels", "Run"]
@@ -37,7 +37,7 @@ class DuplicateError(ValueError):
     """A (qid, docno) pair listed twice in a table: ``rows`` are the two rows
     (counted from 0, in increasing order), ``qid`` and ``docno`` the ids."""
 
-    def __init__(self, table: _Table, rows: tuple[int, int]):
+    def __init__(self, table: Table, rows: tuple[int, int]):
         self.rows = tuple(sorted(rows))
         self.qid, self.docno = table.row_ids(self.rows[0])
         self.kind = type(table).__name__
@@ -75,10 +75,10 @@ def _utf8(text: str, what: str) -> bytes:
             "the id as bytes or as valid text.") from None
 
 
-def _as_column(ids, what: str) -> _Column:
+def as_column(ids, what: str) -> IdColumn:
     """Ids (a column, or array-like of str, bytes or numbers) as bytes (str
     encoded as UTF-8, ``surrogateescape``: see the module's doc)."""
-    if isinstance(ids, _Column):
+    if isinstance(ids, IdColumn):
         return ids
     if not isinstance(ids, list):
         ids = np.asarray(ids)
@@ -90,10 +90,10 @@ def _as_column(ids, what: str) -> _Column:
             ids = ids.tolist()
     if isinstance(ids, list):
         strings = [s if isinstance(s, bytes) else _utf8(str(s), what) for s in ids]
-        column = _Column.from_strings(strings)
+        column = IdColumn.from_strings(strings)
         has_nul = bool(np.count_nonzero(column.buf[:column.buf.shape[0] - 8] == 0))
     else:
-        column = _Column.from_fixed(ids)
+        column = IdColumn.from_fixed(ids)
         has_nul = column.has_inner_nul
     if has_nul:
         raise ValueError(f"{what} ids must not contain NUL characters (trec_eval cuts an id "
@@ -115,15 +115,15 @@ def _encoded(ids: np.ndarray, what: str) -> np.ndarray:
         raise
 
 
-class _Table:
+class Table:
     """Rows of (qid, docno, value) with ids kept as bytes internally."""
 
     _value_name = "value"
     _unique = True  # each (qid, docno) pair once (see the module's doc)
 
     def __init__(self, qid, docno, values):
-        self._qid = _as_column(qid, "qid")
-        self._docno = _as_column(docno, "docno")
+        self._qid = as_column(qid, "qid")
+        self._docno = as_column(docno, "docno")
         try:
             values = np.asarray(values, dtype=np.float64)
         except (TypeError, ValueError):
@@ -168,12 +168,12 @@ class _Table:
     # -- for the readers and the evaluation (public, not in __all__) ------------
 
     @property
-    def qid_bytes(self) -> _Column:
+    def qid_bytes(self) -> IdColumn:
         """The query ids as a column of UTF-8 bytes."""
         return self._qid
 
     @property
-    def docno_bytes(self) -> _Column:
+    def docno_bytes(self) -> IdColumn:
         """The document ids as a column of UTF-8 bytes."""
         return self._docno
 
@@ -255,7 +255,7 @@ class _Table:
 
 def _key_pairs(nested: dict, rows: tuple[int, ...]) -> list[tuple]:
     """The (query key, document key) of each of ``rows`` (counted from 0 in
-    the order :meth:`_Table._from_nested` lays the entries out)."""
+    the order :meth:`Table._from_nested` lays the entries out)."""
     wanted, found, at = set(rows), {}, 0
     for q, docs in nested.items():
         if any(at <= r < at + len(docs) for r in wanted):
@@ -266,7 +266,7 @@ def _key_pairs(nested: dict, rows: tuple[int, ...]) -> list[tuple]:
     return [found[r] for r in rows]
 
 
-class Qrels(_Table):
+class Qrels(Table):
     """Relevance judgments: one row per judged (query, document) pair.
 
     Parameters
@@ -340,7 +340,7 @@ class Qrels(_Table):
         return _from_frame(cls, frame)
 
 
-class Run(_Table):
+class Run(Table):
     """A ranked run: one row per retrieved (query, document) pair.
 
     Parameters

@@ -84,10 +84,10 @@ def trec_eval(qrels, run, measures: str | Iterable[str] = "official", *,
     map                   	all	0.5000
     P_2                   	all	0.5000
     """
-    from .._evaluate import _as_table
+    from .._evaluate import as_table
 
-    qrels = _as_table(qrels, Qrels, read_qrels, "qrels")
-    run = _as_table(run, Run, read_run, "run")
+    qrels = as_table(qrels, Qrels, read_qrels, "qrels")
+    run = as_table(run, Run, read_run, "run")
     parsed = parse_measures([measures] if isinstance(measures, str) else list(measures))
     data = ranked(qrels, run, complete=complete, judged_only=judged_only,
                   max_retrieved=max_retrieved)

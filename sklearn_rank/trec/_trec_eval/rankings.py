@@ -28,7 +28,7 @@ class MissingQueryError(ValueError):
     evaluates it on an empty ranking)."""
 
 
-def _trec_order(qcode: np.ndarray, starts: np.ndarray, score: np.ndarray, docno_at,
+def trec_order(qcode: np.ndarray, starts: np.ndarray, score: np.ndarray, docno_at,
                 ties: str = "docno_desc"):
     """Row order grouped by query, by decreasing score, ties by decreasing docno
     (``ties="docno_asc"``: increasing docno; ``"input"``: the rows' own order).
@@ -76,11 +76,11 @@ def _trec_order(qcode: np.ndarray, starts: np.ndarray, score: np.ndarray, docno_
     return None, (tied, rows[by_doc])
 
 
-def _order(r_code, score, docno_key, ties: str = "docno_desc"):
+def docno_order(r_code, score, docno_key, ties: str = "docno_desc"):
     """Row order: by query code, decreasing score, then decreasing docno
-    (ties as :func:`_trec_order`'s ``ties``)."""
+    (ties as :func:`trec_order`'s ``ties``)."""
     starts, _ = _runs_of(r_code)
-    order, moved = _trec_order(r_code, starts, score, docno_key, ties)
+    order, moved = trec_order(r_code, starts, score, docno_key, ties)
     if order is None:
         order = np.arange(r_code.shape[0])
         if moved is not None:
@@ -89,11 +89,11 @@ def _order(r_code, score, docno_key, ties: str = "docno_desc"):
 
 
 def _in_rank_order(r_code, code, score, docno_key):
-    """``(r_code, code)`` of the rows in trec_eval's order (:func:`_order`);
+    """``(r_code, code)`` of the rows in trec_eval's order (:func:`docno_order`);
     the arrays themselves when the run is in that order already, and only
     the tied rows moved when scores tie in an otherwise sorted run."""
     starts, _ = _runs_of(r_code)
-    order, moved = _trec_order(r_code, starts, score, docno_key)
+    order, moved = trec_order(r_code, starts, score, docno_key)
     if order is not None:
         return r_code[order], code[order]
     if moved is not None:  # (ties stay within their query: the codes do not move)
@@ -147,7 +147,7 @@ def _ranked_rows(qrels: Qrels, run: Run, sides: tuple, judged_q, qrel):
         codes, rel = _in_rank_order(r_code, code, run.score, docnos.sort_key)
     else:
         rows = np.flatnonzero(keep)
-        order = rows[_order(r_code[rows], run.score[rows],
+        order = rows[docno_order(r_code[rows], run.score[rows],
                             lambda i: docnos.sort_key(rows[i]))]
         codes, rel = r_code[order], code[order]
     if (codes[1:] < codes[:-1]).any():  # queries grouped, not in qid order

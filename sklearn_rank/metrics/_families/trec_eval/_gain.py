@@ -15,7 +15,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ._measures import Context, _discount, _where_div
+from ._measures import Context, log2_discount, where_div
 
 __all__ = ["GainSetup", "ndcg", "g_measure", "ndcg_rel", "rndcg", "rbp",
            "rbp_resid"]
@@ -177,19 +177,19 @@ def _pair_name(base, params):
 def _idcg(setup: GainSetup) -> np.ndarray:
     g, q = setup.ideal
     pos = _within(q, setup.c.nq)
-    return np.bincount(q, weights=g / _discount(pos), minlength=setup.c.nq)
+    return np.bincount(q, weights=g / log2_discount(pos), minlength=setup.c.nq)
 
 
 def _dcg_terms(c, gains):
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(gains != 0, gains / _discount(c.position), 0.0)
+        return np.where(gains != 0, gains / log2_discount(c.position), 0.0)
 
 
 def ndcg(c: Context, params):
     setup = _setup(c, params)
     dcg = _prefix(c, params).dcg_final  # the same additions, the zeros left out
     idcg = _idcg(setup)
-    return [(_pair_name("ndcg", params), _where_div(idcg > 0, dcg, idcg))]
+    return [(_pair_name("ndcg", params), where_div(idcg > 0, dcg, idcg))]
 
 
 class _Prefix:
@@ -208,7 +208,7 @@ class _Prefix:
         self.nz_start = np.cumsum(self.nz_count) - self.nz_count
         # running sums over the nonzero rows only: adding the zeros in
         # between changes no partial sum
-        self.dcg = _seg_cumsum(self.g / _discount(self.nz_pos), self.nz_count)
+        self.dcg = _seg_cumsum(self.g / log2_discount(self.nz_pos), self.nz_count)
         length = setup.ideal_length
         self.length = length
         ext = length + 1
@@ -219,7 +219,7 @@ class _Prefix:
         self.ideal = np.zeros(self.ext_q.shape[0])
         self.ideal[np.repeat(self.ext_start, length) + _within(ideal_q, nq)] = ideal_g
         with np.errstate(divide="ignore", invalid="ignore"):
-            iterm = np.where(self.ideal > 0, self.ideal / _discount(self.ext_pos), 0.0)
+            iterm = np.where(self.ideal > 0, self.ideal / log2_discount(self.ext_pos), 0.0)
         self.idcg = _seg_cumsum(iterm, ext)
         self.ext_last = self.ext_start + length  # rank L: the ideal DCG is final
         self.idcg_final = self.idcg[self.ext_last]
@@ -278,7 +278,7 @@ def g_measure(c: Context, params):
     g_sum = np.bincount(pre.nz_q, weights=term, minlength=c.nq)
     ideal_g, ideal_q = setup.ideal
     sum_ideal = np.bincount(ideal_q, weights=ideal_g, minlength=c.nq)
-    return [(_pair_name("G", params), _where_div(sum_ideal > 0, g_sum, sum_ideal))]
+    return [(_pair_name("G", params), where_div(sum_ideal > 0, g_sum, sum_ideal))]
 
 
 def ndcg_rel(c: Context, params):

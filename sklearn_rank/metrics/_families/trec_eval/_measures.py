@@ -124,7 +124,7 @@ class Context:
 _LOG2 = np.zeros(0)
 
 
-def _discount(pos):
+def log2_discount(pos):
     """log2(pos + 2), from a table built with libm's log2 (as trec_eval's)."""
     global _LOG2
     top = int(pos.max(initial=-1)) + 1
@@ -140,7 +140,9 @@ def _divide(a, b) -> np.ndarray:
         return np.true_divide(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
 
 
-def _where_div(cond, a, b) -> np.ndarray:
+def where_div(cond, a, b) -> np.ndarray:
+    """``a / b`` where ``cond`` holds, 0 elsewhere (no division there: trec_eval's
+    guarded divisions), broadcast to one shape."""
     out = np.zeros(np.broadcast(cond, a, b).shape)
     cond = np.broadcast_to(cond, out.shape)
     np.divide(np.broadcast_to(np.asarray(a, float), out.shape),
@@ -224,7 +226,7 @@ def infap(c, _):
                 * ((k + 0.00001) / (k + nonrel + 2 * 0.00001)))
     term[j == 0] = 1.0
     s = np.bincount(q, weights=term, minlength=c.nq)
-    return [("infAP", _where_div(c.num_rel > 0, s, c.num_rel))]
+    return [("infAP", where_div(c.num_rel > 0, s, c.num_rel))]
 
 
 def rprec_mult(c, points):
@@ -284,14 +286,14 @@ def _pt11_unsorted(c, points) -> np.ndarray:
 
 def bin_g(c, _):
     rows, per_query = c.select(c.is_rel)
-    term = 1.0 / _discount(c.position.take(rows) - c.cum_rel.take(rows) + 1)  # log2(3+r-k)
+    term = 1.0 / log2_discount(c.position.take(rows) - c.cum_rel.take(rows) + 1)  # log2(3+r-k)
     s = np.bincount(np.repeat(np.arange(c.nq), per_query), weights=term, minlength=c.nq)
-    return [("binG", _where_div(per_query > 0, s, c.num_rel))]
+    return [("binG", where_div(per_query > 0, s, c.num_rel))]
 
 
 def relative_p(c, ks):
     r = c.num_rel
-    return [(f"relative_P_{k}", _where_div(r > 0, c.rel_in_top(k), np.minimum(k, r)))
+    return [(f"relative_P_{k}", where_div(r > 0, c.rel_in_top(k), np.minimum(k, r)))
             for k in ks]
 
 

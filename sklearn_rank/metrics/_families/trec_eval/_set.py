@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._measures import _where_div
+from ._measures import where_div
 
 __all__ = ["relstring", "set_f", "set_map", "set_relative_p", "unj", "utility"]
 
@@ -46,22 +46,22 @@ def utility(c, params):
 
 def set_relative_p(c, _):
     ok = (c.n > 0) & (c.num_rel > 0)
-    return [("set_relative_P", _where_div(ok, c.num_rel_ret, np.minimum(c.n, c.num_rel)))]
+    return [("set_relative_P", where_div(ok, c.num_rel_ret, np.minimum(c.n, c.num_rel)))]
 
 
 def set_map(c, _):
     ok = (c.n > 0) & (c.num_rel > 0)
     nrr = c.num_rel_ret.astype(np.float64)
-    return [("set_map", _where_div(ok, nrr * nrr, c.n.astype(float) * c.num_rel))]
+    return [("set_map", where_div(ok, nrr * nrr, c.n.astype(float) * c.num_rel))]
 
 
 def set_f(c, params):
     beta = params.values[0] if params is not None and params.values else 1.0
     nrr = c.num_rel_ret
     ok = nrr > 0
-    p = _where_div(ok, nrr, c.n)
-    r = _where_div(ok, nrr, c.num_rel)
-    v = _where_div(ok, (beta + 1.0) * p * r, beta * p + r)
+    p = where_div(ok, nrr, c.n)
+    r = where_div(ok, nrr, c.num_rel)
+    v = where_div(ok, (beta + 1.0) * p * r, beta * p + r)
     return [("set_F" if params is None else f"set_F_{params.text}", v)]
 
 
