@@ -35,15 +35,17 @@ sys.path.insert(0, str(ROOT))  # this checkout's package, not an installed one
 
 # importing sklearn_rank.metrics (the parent of these) registers every metric
 from sklearn_rank.metrics._vocab.params import PARAMS  # noqa: E402
-from sklearn_rank.metrics._vocab.registry import METRICS  # noqa: E402
+from sklearn_rank.metrics._vocab.registry import METRICS, OTHER  # noqa: E402
 
 COMMAND = "python maint_tools/metric_tables.py"
 NOTE = f"generated from the registry by `{COMMAND}`; do not edit by hand"
 # The pages and the format of their table.
-TARGETS = {"README.md": "markdown", "docs/user_guide/conventions.rst": "rst"}
+TARGETS = {"README.md": "markdown", "docs/user_guide/conventions.rst": "rst",
+           "docs/user_guide/trec.rst": "rst-other"}
 MARKERS = {
     "markdown": (f"<!-- metric-table: {NOTE} -->", "<!-- metric-table: end -->"),
     "rst": (f".. metric-table: {NOTE.replace('`', '``')}", ".. metric-table: end"),
+    "rst-other": (f".. measure-table: {NOTE.replace('`', '``')}", ".. measure-table: end"),
 }
 
 
@@ -142,7 +144,23 @@ def rst(metrics=None) -> str:
     return "\n".join(lines) + (f"\n\n{sentence}" if sentence else "") + "\n"
 
 
-RENDER = {"markdown": markdown, "rst": rst}
+def other_rst(metrics=None) -> str:
+    """The measures of trec_eval's and ir_measures' vocabularies (the registry's
+    :data:`OTHER`), each with the kernel that computes it: its registry twin, or
+    the engine of the measures that have none. (``metrics`` is not read: the
+    registry's own metrics are the other table's.)"""
+    lines = [".. list-table::", "   :header-rows: 1", "   :widths: 14 18 44 24", "",
+             "   * - vocabulary", "     - name", "     - what it is", "     - computed by"]
+    for (vocabulary, name), measure in sorted(OTHER.items(), key=lambda kv: (
+            kv[0][0] != "trec_eval", kv[0][1].lower(), kv[0][1])):
+        by = (f"registry ``{measure.twin}``" if measure.twin is not None
+              else f"{measure.engine} engine")
+        lines += [f"   * - {vocabulary}", f"     - ``{name}``",
+                  f"     - {_rst_text(measure.summary)}", f"     - {by}"]
+    return "\n".join(lines) + "\n"
+
+
+RENDER = {"markdown": markdown, "rst": rst, "rst-other": other_rst}
 
 
 def rewrite(text: str, fmt: str, metrics=None) -> str:

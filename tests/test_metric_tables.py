@@ -42,7 +42,10 @@ def test_committed_tables_are_the_registrys():
     assert proc.stdout == ""
 
 
-@pytest.mark.parametrize("page", sorted(tables.TARGETS))
+_METRIC_PAGES = sorted(page for page, fmt in tables.TARGETS.items() if fmt != "rst-other")
+
+
+@pytest.mark.parametrize("page", _METRIC_PAGES)
 def test_every_registered_metric_has_a_row(page):
     section = _between_markers((ROOT / page).read_text(encoding="utf-8"), tables.TARGETS[page])
     quote = "``" if tables.TARGETS[page] == "rst" else "`"
@@ -88,7 +91,27 @@ def test_a_newly_registered_metric_gets_a_row(monkeypatch):
     assert ("   * - ``zz_new@k``\n     - ``zz_alias``\n     - —\n"
             "     - a measure declared later: 2\\*\\*l over a \\| b\n"
             "     - ``threshold=1.0``\n") in rst
-    assert tables.stale() == sorted(tables.TARGETS)
+    assert tables.stale() == _METRIC_PAGES
+
+
+def test_every_measure_of_the_other_vocabularies_has_a_row_with_its_kernel(monkeypatch):
+    """trec_eval's and ir_measures' measures (the registry's OTHER) are listed with
+    their registry twin or engine; one declared later makes the page stale."""
+    from sklearn_rank.metrics._vocab.registry import OTHER, OtherMeasure
+
+    page = "docs/user_guide/trec.rst"
+    section = _between_markers((ROOT / page).read_text(encoding="utf-8"), "rst-other")
+    assert len(OTHER) > 50
+    for (vocabulary, name), measure in OTHER.items():
+        by = (f"registry ``{measure.twin}``" if measure.twin is not None
+              else f"{measure.engine} engine")
+        assert f"   * - {vocabulary}\n     - ``{name}``\n" in section, name
+        assert by in section
+    monkeypatch.setitem(OTHER, ("trec_eval", "zz_new"), OtherMeasure(
+        "zz_new", "trec_eval", "declared later", engine="trec_eval"))
+    assert "     - ``zz_new``\n     - declared later\n     - trec_eval engine" in (
+        tables.other_rst())
+    assert tables.stale() == [page]
 
 
 def test_options_every_metric_takes_are_named_once():
