@@ -8,7 +8,6 @@ extra (which includes Optuna, for the tuning page).
 """
 
 import ast
-import contextlib
 import doctest
 import importlib
 import io
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import sklearn
+from _registry import registry_restored
 
 ROOT = Path(__file__).parents[1]
 DOCS = ROOT / "docs"
@@ -142,23 +142,9 @@ def test_code_blocks_of_the_page_run(page):
         optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     out = io.StringIO()
     # a page's set_config, or a metric it registers, must not leak into other tests
-    with sklearn.config_context(), _registry_restored():
+    with sklearn.config_context(), registry_restored():
         runner.run(test, out=out.write)
     assert runner.failures == 0, out.getvalue()
-
-
-@contextlib.contextmanager
-def _registry_restored():
-    from sklearn_rank.metrics._vocab import registry
-
-    metrics, aliases = dict(registry.METRICS), dict(registry.ALIASES)
-    try:
-        yield
-    finally:
-        registry.METRICS.clear()
-        registry.METRICS.update(metrics)
-        registry.ALIASES.clear()
-        registry.ALIASES.update(aliases)
 
 
 # -- the HTML repr links to the API page ---------------------------------------------------

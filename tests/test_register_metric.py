@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _registry import registry_restored
 
 from sklearn_rank.metrics import (
     evaluate,
@@ -109,19 +110,6 @@ def registered():
     with _registered():
         yield
     assert set(get_metric_names()) == before  # nothing leaks
-
-
-@contextlib.contextmanager
-def _restored():
-    """The registry as it was, whatever a plugin registered meanwhile."""
-    metrics, aliases = dict(registry.METRICS), dict(registry.ALIASES)
-    try:
-        yield
-    finally:
-        registry.METRICS.clear()
-        registry.METRICS.update(metrics)
-        registry.ALIASES.clear()
-        registry.ALIASES.update(aliases)
 
 
 def _data(seed=0):
@@ -427,7 +415,7 @@ def test_entry_points_load_when_a_name_is_first_used(tmp_path, monkeypatch, data
     _installed(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     twins = {"ep_dcg@3": "dcg@3", "ep_p@3": "p@3", "ep_rr": "mrr"}
-    with _restored():
+    with registry_restored():
         for module in ("ep_metrics", "ep_setup", "ep_broken"):
             monkeypatch.delitem(sys.modules, module, raising=False)
         assert "ep_dcg" not in get_metric_names()  # not imported before a name is used
@@ -454,7 +442,7 @@ def test_entry_point_metric_in_another_process(tmp_path, monkeypatch, data):
     monkeypatch.syspath_prepend(str(tmp_path))
     X = np.column_stack([s, np.arange(s.shape[0]) % 3])
     model = LinearRegression().fit(X, y)
-    with _restored():
+    with registry_restored():
         scorer = make_ranking_scorer("ep_dcg@3")
         want = scorer(model, X, y, qid=q)
         assert want == pytest.approx(make_ranking_scorer("dcg@3")(model, X, y, qid=q), rel=REL)
@@ -652,7 +640,7 @@ def test_user_guide_page_followed_to_the_letter(tmp_path):
                                                {"__name__": "__main__"}, page.name, str(page), 0)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     out = io.StringIO()
-    with _restored():
+    with registry_restored():
         runner.run(test, out=out.write)
     assert runner.failures == 0 and runner.tries > 20, out.getvalue()
     # its files and commands: --plugin, then an installed package's entry point
@@ -709,7 +697,7 @@ def test_contributor_page_followed_to_the_letter(tmp_path):
     shutil.copytree(root / "sklearn_rank", tmp_path / "sklearn_rank", ignore=skip)
     shutil.copytree(root / "docs", tmp_path / "docs", ignore=skip)
     (tmp_path / "tests").mkdir()
-    for name in ("test_one_name.py", "test_docs.py", "test_metrics.py"):
+    for name in ("test_one_name.py", "test_docs.py", "test_metrics.py", "_registry.py"):
         shutil.copy(root / "tests" / name, tmp_path / "tests" / name)
     # 1. the module
     family = "sklearn_rank/metrics/_families/mean_gain.py"
