@@ -18,7 +18,7 @@ import numpy as np
 from ..._vocab.trec_eval_table import STRINGS, Params, parse_measures
 from . import _measures as m
 from . import _set as st
-from .measures import compute
+from .measures import compute, sequential_sum
 
 __all__ = ["TrecMeasure", "irm_entry", "summary", "trec_entries"]
 
@@ -64,13 +64,10 @@ def summary(how: str, values: np.ndarray) -> float:
     n = values.shape[0]
     if how == "count":
         return float(n)
-    total = 0.0
     if how == "gmean":
-        for v in values.tolist():
-            total += math.log(max(v, 1e-5))
-        return math.exp(total / n) if n else math.nan
-    for v in values.tolist():
-        total += v
+        logs = np.array([math.log(max(v, 1e-5)) for v in values.tolist()])
+        return math.exp(sequential_sum(logs) / n) if n else math.nan
+    total = sequential_sum(values)
     return total if how == "sum" else (total / n if n else math.nan)
 
 
