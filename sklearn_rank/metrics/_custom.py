@@ -139,9 +139,7 @@ def _kernel(user: _UserFunction) -> Callable:
 
         def qids(rows):
             def qid(i):
-                segment = rank.segments[rows[i]]
-                return scalar(data.qids[segment if data.seg_pos is None
-                                        else data.seg_pos[segment]])
+                return scalar(data.qids[data.query_position(rank.segments[rows[i]])])
             return qid
 
         values = np.zeros(ranked.shape[0])

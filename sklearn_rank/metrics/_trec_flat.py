@@ -164,7 +164,7 @@ def _ranked(data, ties: str, tie_bound: list[str], names: list[str]):
     labels = _check_labels(data, names)
     nq = data.n_queries
     segment = np.repeat(np.arange(nq), data.lengths)  # grouped rows: their segment
-    position = segment if data.seg_pos is None else data.seg_pos[segment]  # query index
+    position = data.query_position(segment)  # query index
     neg = -data.scores
     if ties == "pessimistic":
         second = labels

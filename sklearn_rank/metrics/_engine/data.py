@@ -75,6 +75,10 @@ class Data:
     def n_queries(self) -> int:
         return self.lengths.shape[0]
 
+    def query_position(self, segments):
+        """The position in ``qids`` of each of ``segments`` (an int or an array)."""
+        return segments if self.seg_pos is None else self.seg_pos[segments]
+
     def first_qid(self, mask_grouped: np.ndarray):
         """Query id of the first input row (input order) where the mask holds."""
         rows = np.flatnonzero(mask_grouped)
