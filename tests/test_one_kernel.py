@@ -69,7 +69,7 @@ def test_each_trec_eval_measure_has_one_kernel():
     # A registry twin, or a trec-engine kernel: both only where the registry
     # metric lacks trec_eval's parameters (ndcg's gain pairs, set_F's beta).
     both = set(TWINS) & set(KERNELS)
-    assert both == {"ndcg", "set_F"}
+    assert both == {"ndcg"}
     neither = set(MEASURES) - set(TWINS) - set(KERNELS)
     assert neither == {"runid", "num_q"}  # the run's tag and the number of queries
 

@@ -339,6 +339,8 @@ def _options(name: str, params: dict) -> dict:
         options["threshold"] = value["rel"]
     if name in ("AP", "P", "SetP", "SetF"):
         options["capped"] = False
+    if name == "SetF" and value["beta"] != 1.0:  # pytrec_eval's: trec_eval's set_F.beta
+        options.update(beta=value["beta"], convention="trec_eval")
     if name == "nDCG":
         options["gain"] = _ndcg_gain(value, params)
     elif name == "ERR":
@@ -396,8 +398,7 @@ def is_engine(name: str, params: dict) -> bool:
     """Whether ir_measures' ``name`` with ``params`` is computed by the
     trec_eval engine (:mod:`sklearn_rank.metrics._families.trec_eval`), not the registry."""
     return (name in ENGINE or name in ("Compat", "Accuracy") or name in DIVERSITY
-            or (name == "SetP" and params.get("relative", False))
-            or (name == "SetF" and params.get("beta", 1.0) != 1.0))
+            or (name == "SetP" and params.get("relative", False)))
 
 
 def irm_engine(node: ast.expr, spec: str) -> tuple[str, dict, str] | None:
@@ -418,7 +419,7 @@ def irm_spec(node: ast.expr, spec: str, build: Callable) -> tuple[str, dict, str
     name, params = _read(node, spec)
     _check(name, params, spec)
     if is_engine(name, params):
-        family = ENGINE.get(name) or {"SetP": "set_relative_P", "SetF": "set_F.beta"}.get(name)
+        family = ENGINE.get(name) or {"SetP": "set_relative_P"}.get(name)
         label = irm_label(name, params)
         if family:
             _refuse(name, f"it is trec_eval's {family} with ir_measures' conventions, which no "

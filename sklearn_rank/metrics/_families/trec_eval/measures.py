@@ -44,7 +44,7 @@ KERNELS = {
     "binG": m.bin_g, "G": gain.g_measure, "dcg": gain.dcg, "ideal_dcg": gain.ideal_dcg,
     "ndcg": gain.ndcg, "ndcg_rel": gain.ndcg_rel, "Rndcg": gain.rndcg,
     "relative_P": m.relative_p, "set_relative_P": st.set_relative_p,
-    "set_map": st.set_map, "set_F": st.set_f,
+    "set_map": st.set_map,
     "num_nonrel_judged_ret": m.num_nonrel_judged_ret, "rbp": gain.rbp,
     "rbp_resid": gain.rbp_resid, "unj": st.unj,
 }
@@ -106,15 +106,26 @@ def _measure_rows(c: Context, name: str, params) -> list[Row]:
 def twin_specs(name: str, params) -> list[tuple[str, str]] | None:
     """``[(printed name, registry spec)]`` of trec_eval's measure ``name``
     with ``params`` (its cut-offs, or a :class:`Params`), or None when no
-    registry metric computes it (``ndcg``'s gain pairs, ``set_F``'s beta)."""
+    registry metric computes it."""
     template = TWINS.get(name)
     if template is None:
         return None
     if MEASURES[name].params == LONG:
         return [(f"{name}_{k}", template.format(k)) for k in params]
-    if params:  # (the defaults of a measure without parameters are ())
-        return None
-    return [(name, template)]
+    if not params:  # (the defaults of a measure without parameters are ())
+        return [(name, template)]
+    if name == "set_F":  # trec_eval reads the first value only
+        return [(f"set_F_{params.text}", f"f1(beta={_literal(params.values[0])})")]
+    return None  # ndcg's gain pairs
+
+
+def _literal(value: float) -> str:
+    """``value`` as a spec's literal: a finite number (trec_eval prints nan for
+    an infinite or nan parameter; the registry refuses it, saying so)."""
+    if not math.isfinite(value):
+        raise ValueError(f"trec_eval measure parameter {value!r}: give a finite number "
+                         "(e.g. set_F.0.5); trec_eval would print nan for every query")
+    return repr(value)
 
 
 def _registry(c: Context, name: str, twins: list) -> list:
