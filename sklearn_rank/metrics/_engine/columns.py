@@ -25,8 +25,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-__all__ = ["JUDGED", "LABELS", "POSITIVE", "Column", "CwlGain", "Gain", "Relevant", "Scaled",
-           "StopProbability", "is_pairs", "refuse_negative", "stop_probability"]
+__all__ = ["CODES", "JUDGED", "LABELS", "POSITIVE", "Column", "CwlGain", "Gain", "Relevant",
+           "Scaled", "StopProbability", "is_pairs", "refuse_negative", "stop_probability"]
 
 _LN2 = math.log(2.0)
 # Gains whose largest value per query lies in [1/SAFE, SAFE] (or is 0) sum
@@ -90,15 +90,29 @@ class Positive(Column):
         return (labels > 0).astype(np.float64)
 
 
-LABELS, JUDGED, POSITIVE = Labels(), Judged(), Positive()
+@dataclass(frozen=True)
+class Codes(Column):
+    """trec_eval's relevance code of every row (TREC mode, :attr:`Data.codes`):
+    its qrels level, -1 (not in the qrels) or -2 (a negative qrels level)."""
+
+    def values(self, data) -> np.ndarray:
+        return data.codes
+
+
+LABELS, JUDGED, POSITIVE, CODES = Labels(), Judged(), Positive(), Codes()
 
 
 @dataclass(frozen=True)
 class Relevant(Column):
     """1 for a relevant document: label >= threshold, and judged (TREC mode:
-    an unjudged document is neither relevant nor judged non-relevant)."""
+    an unjudged document is neither relevant nor judged non-relevant).
+
+    With ``unjudged`` (trec_eval's loops over ranks under a negative ``-l``), an
+    unjudged document also counts when its trec_eval code (:data:`CODES`: -1,
+    -2) is >= threshold, as trec_eval's ``rel >= relevance_level`` does."""
 
     threshold: float
+    unjudged: bool = False
     elementwise: ClassVar[bool] = True
 
     def of_labels(self, labels):
@@ -106,7 +120,16 @@ class Relevant(Column):
 
     def block(self, ranking):
         flags = super().block(ranking)
-        return flags if not ranking.has_judgments else flags * ranking.unranked(JUDGED)
+        if not ranking.has_judgments:
+            return flags
+        judged = ranking.unranked(JUDGED)
+        flags = flags * judged
+        if self.unjudged and self.threshold < 0 and ranking.data.codes is not None:
+            counted = (judged == 0) & (ranking.unranked(CODES) >= self.threshold)
+            if ranking.padding is not None:
+                counted &= ~ranking.padding
+            flags += counted
+        return flags
 
 
 # -- gains ------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from ..._utils.validation import Interval
 from .._definition import Metric, metric_function
 from .._engine.blocks import flagged_above, rowdot
 from .._engine.columns import Relevant
-from .._engine.ranking import in_trec_mode
+from .._engine.ranking import in_trec_mode, ranked_relevant
 from .._vocab.params import Param, declare
 
 __all__ = ["precision_at_k_score", "recall_at_k_score", "f1_at_k_score", "r_precision_score",
@@ -31,8 +31,10 @@ _CAPPABLE = ("k", "threshold", "capped", "ties", "empty", "convention")
 
 
 def _hits(rank, p, k) -> np.ndarray:
-    """Expected number of relevant documents in the top k."""
-    return rank.expected(Relevant(p["threshold"]), rank.cut(k)).sum(axis=1)
+    """Expected number of relevant documents in the top k (trec_eval's P_k and
+    recall_k count by rank; its set measures, without k, judged documents)."""
+    relevant = ranked_relevant(p) if k is not None else Relevant(p["threshold"])
+    return rank.expected(relevant, rank.cut(k)).sum(axis=1)
 
 
 def _precision_denominator(rank, p, k) -> np.ndarray:
@@ -50,7 +52,8 @@ def _precision(rank, p, k):
     denominator = _precision_denominator(rank, p, k)
     value = np.divide(_hits(rank, p, k), denominator, out=np.zeros(denominator.shape),
                       where=denominator > 0)
-    return value, rank.count(Relevant(p["threshold"])) == 0
+    counted = ranked_relevant(p) if k is not None else Relevant(p["threshold"])
+    return value, rank.count(counted) == 0
 
 
 def _recall(rank, p, k):
@@ -97,7 +100,8 @@ def _r_precision(rank, p, k):
     relevant = Relevant(p["threshold"])
     n_rel = rank.count(relevant)
     cut = np.maximum(n_rel, 1).astype(np.intp)  # (R <= the width: R documents are judged)
-    at_r = flagged_above(rank.flagged(relevant), np.arange(cut.shape[0]), cut, rank.width)
+    at_r = flagged_above(rank.flagged(ranked_relevant(p)), np.arange(cut.shape[0]), cut,
+                         rank.width)
     if rank.tied:  # the tie group holding rank R adds its share of its relevant documents
         rows, last = np.arange(rank.tie_rows.shape[0]), cut[rank.tie_rows] - 1
         gstart, gend, csum = rank.tie_sums(relevant, rank.width)

@@ -148,7 +148,7 @@ def _evaluate_twins(c: Context, texts: list[str]) -> None:
     if not texts:
         return
     if "data" not in c.cache:
-        c.cache["data"] = c.data.as_data()
+        c.cache["data"] = c.data.as_data(codes=c.level < 0)
     specs = parse_specs(texts)
     plan = Plan.resolved(specs, {"convention": "trec_eval", "threshold": c.level})
     plan = Plan(replace(e, options={**e.options, "ties": TREC_ORDER}) for e in plan.entries)
