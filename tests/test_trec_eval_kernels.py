@@ -1,5 +1,6 @@
 """trec_eval's parameterisations on the registry's kernels: ``set_F.beta`` is
-``f1(beta=...)`` and a negative ``-l`` counts unjudged documents by rank.
+``f1(beta=...)``, and a negative ``-l`` counts unjudged documents by rank (in
+the registry's kernels and the trec engine's reverse scans alike).
 
 Each case is checked against the trec_eval 10.0 binary's output for the same
 generated files (when ``TREC_EVAL`` names it or ``trec_eval`` is on the PATH;
@@ -42,6 +43,10 @@ CASES = {
     **{f"set_F.{beta}": ["-q", "-c", f"-mset_F.{beta}"]
        for beta in ("0.5", "2", "0", "-1", "1.5,2", "0.25")},
     "set_F.3 -l-1": ["-q", "-c", "-l", "-1", "-mset_F.3"],
+    **{f"all_trec l{level}": ["-q", "-c", "-l", str(level), "-mall_trec",
+                              "-miprec_at_recall.0.25,0.5,.75"] for level in (-1, -2)},
+    "11pt_avg unsorted l-1": ["-q", "-c", "-l", "-1", "-m11pt_avg.0.9,0.1"],
+    "J l-1": ["-q", "-c", "-J", "-l", "-1"],
 }
 
 
@@ -87,6 +92,7 @@ def _printed(key: str, qrels_path, run_path) -> str:
 
 
 def _ours(flags: list[str], qrels_path, run_path) -> str:
+    """The drop-in's output for ``flags`` (each case has ``-q -c``)."""
     level, measures, i = 1, [], 0
     while i < len(flags):
         if flags[i] == "-l":
@@ -95,7 +101,7 @@ def _ours(flags: list[str], qrels_path, run_path) -> str:
             measures.append(flags[i][2:])
         i += 1
     return trec_output(str(qrels_path), [str(run_path)], measures, per_query=True,
-                       complete=True, level=level)
+                       complete=True, level=level, judged_only="-J" in flags)
 
 
 @pytest.mark.parametrize("key", sorted(CASES))
