@@ -66,10 +66,10 @@ def test_catalogue_lists_every_vocabulary_once():
 
 
 def test_each_trec_eval_measure_has_one_kernel():
-    # A registry twin, or a trec-engine kernel: both only where the registry
-    # metric lacks trec_eval's parameters (ndcg's gain pairs).
+    # A registry twin or a trec-engine kernel, never both: trec_eval's
+    # parameters are the registry's (ndcg's gain pairs, set_F's beta).
     both = set(TWINS) & set(KERNELS)
-    assert both == {"ndcg"}
+    assert both == set()
     neither = set(MEASURES) - set(TWINS) - set(KERNELS)
     assert neither == {"runid", "num_q"}  # the run's tag and the number of queries
 

@@ -1,6 +1,7 @@
 """trec_eval's parameterisations on the registry's kernels: ``set_F.beta`` is
-``f1(beta=...)``, and a negative ``-l`` counts unjudged documents by rank (in
-the registry's kernels and the trec engine's reverse scans alike).
+``f1(beta=...)``, ``ndcg``'s gain pairs ``ndcg(gains=...)``, and a negative ``-l``
+counts unjudged documents by rank (in the registry's kernels and the trec
+engine's reverse scans alike).
 
 Each case is checked against the trec_eval 10.0 binary's output for the same
 generated files (when ``TREC_EVAL`` names it or ``trec_eval`` is on the PATH;
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import os
 import random
 import shutil
@@ -25,7 +27,7 @@ import numpy as np
 import pytest
 
 from sklearn_rank.cli._trec_eval import trec_output
-from sklearn_rank.metrics import f1_at_k_score, parse_metric
+from sklearn_rank.metrics import f1_at_k_score, ndcg_score, parse_metric
 from sklearn_rank.metrics._families.trec_eval.measures import KERNELS, twin_specs
 from sklearn_rank.metrics._vocab.trec_eval_table import parse_measures
 from sklearn_rank.trec import trec_eval
@@ -47,6 +49,13 @@ CASES = {
                               "-miprec_at_recall.0.25,0.5,.75"] for level in (-1, -2)},
     "11pt_avg unsorted l-1": ["-q", "-c", "-l", "-1", "-m11pt_avg.0.9,0.1"],
     "J l-1": ["-q", "-c", "-J", "-l", "-1"],
+    # gain pairs: fractional gains (trec_eval's truncated comparator keeps them
+    # out of order), negative ones, unjudged codes, repeated levels, odd names
+    **{f"ndcg.{pairs}": ["-q", "-c", f"-mndcg.{pairs}"]
+       for pairs in ("1=3,2=9", "1=2.5,2=2.2", "2=2.2,1=2.5", "1=0.5,2=0.7,3=1.2", "0=1,1=-1",
+                     "-1=1", "-2=4,0=0.5", "1=3,1=5", "a=3", "3=0,2=1", "1=3,2=9,4=4.5")},
+    "ndcg.2=2.2,1=2.5 -J -M5 -l-1": ["-q", "-c", "-J", "-M5", "-l", "-1",
+                                      "-mndcg.2=2.2,1=2.5"],
 }
 
 
@@ -93,15 +102,18 @@ def _printed(key: str, qrels_path, run_path) -> str:
 
 def _ours(flags: list[str], qrels_path, run_path) -> str:
     """The drop-in's output for ``flags`` (each case has ``-q -c``)."""
-    level, measures, i = 1, [], 0
+    level, measures, i, max_retrieved = 1, [], 0, None
     while i < len(flags):
         if flags[i] == "-l":
             level, i = int(flags[i + 1]), i + 1
         elif flags[i].startswith("-m"):
             measures.append(flags[i][2:])
+        elif flags[i].startswith("-M"):
+            max_retrieved = int(flags[i][2:])
         i += 1
     return trec_output(str(qrels_path), [str(run_path)], measures, per_query=True,
-                       complete=True, level=level, judged_only="-J" in flags)
+                       complete=True, level=level, judged_only="-J" in flags,
+                       max_retrieved=max_retrieved)
 
 
 @pytest.mark.parametrize("key", sorted(CASES))
@@ -110,9 +122,13 @@ def test_drop_in_prints_the_binarys_bytes(files, key):
 
 
 def test_no_trec_engine_kernel_beside_a_registry_twin():
-    assert "set_F" not in KERNELS
-    parsed = parse_measures(["set_F.0.5"])
+    assert "set_F" not in KERNELS and "ndcg" not in KERNELS
+    parsed = parse_measures(["set_F.0.5", "ndcg.2=2.2,a=1,1=3"])
     assert twin_specs("set_F", parsed["set_F"]) == [("set_F_0.5", "f1(beta=0.5)")]
+    assert twin_specs("ndcg", parsed["ndcg"]) == [
+        ("ndcg_2=2.2,a=1,1=3", "ndcg(gain='linear', gains='2=2.2,1=3.0')")]
+    assert twin_specs("ndcg", parse_measures(["ndcg.a=3"])["ndcg"]) == [
+        ("ndcg_a=3", "ndcg(gain='linear')")]
 
 
 def _reference(qrels: dict, run: dict, level: int) -> dict:
@@ -185,6 +201,53 @@ def test_f_beta_is_van_rijsbergens_and_trec_evals(beta):
         assert got == pytest.approx(np.mean(per_query_trec), rel=1e-12)
     assert str(parse_metric("f1(beta=2)@5")) == "f1(beta=2)@5"
     assert str(parse_metric("f1(beta=1)")) == "f1"
+
+
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+def test_gains_override_the_gain_of_their_levels(gain):
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 4, size=(5, 12))
+    s = rng.integers(0, 5, size=(5, 12)).astype(float)  # ties: averaged
+    base = (lambda v: v) if gain == "linear" else (lambda v: 2.0 ** v - 1)
+    table = {0: base(0), 1: 0.5, 2: base(2), 3: 7.0}  # the first pair of level 1 wins
+    for k in (3, None):
+        got = ndcg_score(y, s, k=k, gain=gain, gains="1=0.5,3=7,1=9")
+        assert got == pytest.approx(ndcg_score(y, s, k=k, gain=table), rel=1e-12)
+    with pytest.raises(ValueError, match="gains must be 'level=gain' pairs"):
+        ndcg_score(y, s, gains="1:3")
+    with pytest.raises(ValueError, match="gains must be finite and >= 0"):
+        ndcg_score(y, s, gains="1=-3")
+
+
+def test_trec_mode_gains_are_trec_evals_formula():
+    # integer gains: trec_eval's ideal is the decreasing order; DCG adds
+    # gain / log2(rank + 1) rank by rank over the nonzero gains
+    qrels_text, run_text = _collection(11)
+    qrels, run = {}, {}
+    for line in qrels_text.splitlines():
+        q, _, d, v = line.split()
+        qrels.setdefault(q, {})[d] = int(v)
+    for line in run_text.splitlines():
+        q, _, d, _, sc, _ = line.split()
+        if q in qrels:
+            run.setdefault(q, {})[d] = float(sc)
+    gains = {0: 0.0, 1: 3.0, 2: 9.0, 3: 4.0}
+    found = trec_eval(qrels, run, ["ndcg.1=3,2=9,3=4"], complete=True)
+    for i, q in enumerate(found.qids):
+        if q not in run or all(v < 0 for v in qrels[q].values()):
+            continue  # (-c, and trec_eval's level counts carried over from the query before)
+        ranked = sorted(run[q].items(), key=lambda x: (x[1], x[0]), reverse=True)
+        dcg = 0.0
+        for r, (d, _) in enumerate(ranked):
+            g = gains.get(qrels[q].get(d, -1), 0.0)
+            if g != 0:
+                dcg += g / math.log2(r + 2)
+        ideal = sorted((gains[v] for v in qrels[q].values() if v >= 0), reverse=True)
+        idcg = 0.0
+        for r, g in enumerate(g for g in ideal if g > 0):
+            idcg += g / math.log2(r + 2)
+        expected = dcg / idcg if idcg > 0 else 0.0
+        assert found.per_query["ndcg_1=3,2=9,3=4"][i] == pytest.approx(expected, rel=1e-12)
 
 
 def test_an_infinite_set_f_parameter_is_refused():

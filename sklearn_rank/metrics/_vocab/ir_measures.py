@@ -339,10 +339,10 @@ def _options(name: str, params: dict) -> dict:
         options["threshold"] = value["rel"]
     if name in ("AP", "P", "SetP", "SetF"):
         options["capped"] = False
-    if name == "SetF" and value["beta"] != 1.0:  # pytrec_eval's: trec_eval's set_F.beta
-        options.update(beta=value["beta"], convention="trec_eval")
     if name == "nDCG":
         options["gain"] = _ndcg_gain(value, params)
+    elif name == "SetF":
+        _set_f_options(options, value["beta"])
     elif name == "ERR":
         options["max_grade"] = 4.0
     elif name == "RBP":
@@ -371,6 +371,13 @@ def _ndcg_gain(value: dict, params: dict):
         _refuse("nDCG", "a non-zero gain for level 0 is not supported (unjudged "
                         "documents hold label 0 and gain 0); use ndcg(gain={...}).")
     return IrmGains(tuple(sorted((k, v) for k, v in gains.items() if k != v)))
+
+
+def _set_f_options(options: dict, beta: float) -> None:
+    """``SetF(beta=b)`` is pytrec_eval's, trec_eval's ``set_F.b``: the registry's
+    ``f1(beta=b)`` in trec_eval's form (w = beta, not beta**2)."""
+    if beta != 1.0:
+        options.update(beta=beta, convention="trec_eval")
 
 
 def _rbp_options(options: dict, value: dict, params: dict) -> None:
