@@ -124,7 +124,10 @@ def ranked_relevant(options) -> Relevant:
     is >= a negative threshold (trec_eval's ``P``, ``recall``, ``map``, ``Rprec``,
     ``recip_rank``, ``success`` under ``-l -1``; its R, and its set measures,
     count judged documents only)."""
-    return Relevant(options["threshold"], unjudged=in_trec_mode(options))
+    threshold = options["threshold"]
+    # (at a level >= 0 no code of an unjudged document counts: the plain column,
+    # shared with R's count, is the same one)
+    return Relevant(threshold, unjudged=in_trec_mode(options) and threshold < 0)
 
 
 def _ranked_block(data, segments, lengths, starts, w: int, policies) -> dict:
