@@ -291,7 +291,9 @@ def test_chunk_boundaries_do_not_change_values(seed, monkeypatch):
     sparse = sp.csr_array(d["features"])
 
     def run():
-        return [ild(d["top"], d["features"]), ild(d["top"], sparse, similarity="jaccard"),
+        return [ild(d["top"], d["features"]), ild(d["top"], sparse),
+                ild(d["top"], sparse, similarity="jaccard"),
+                serendipity(d["top"], d["relevant"], expected=d["expected"]),
                 serendipity(d["top"], d["relevant"], history=history, convention="recommenders"),
                 serendipity(d["top"], d["relevant"], history=history,
                             convention="kaminskas_bridge", item_features=d["features"])]
