@@ -285,7 +285,8 @@ def test_serendipity_equals_brute_force(seed):
 
 @pytest.mark.parametrize("seed", SEEDS[:3])
 def test_chunk_boundaries_do_not_change_values(seed, monkeypatch):
-    """With chunks of a few users the per-user metrics are unchanged."""
+    """With chunks of a few users, and without the sparse Gram lookups, the
+    per-user metrics are unchanged."""
     d = generated(seed)
     history = (d["users"], d["items"])
     sparse = sp.csr_array(d["features"])
@@ -295,11 +296,16 @@ def test_chunk_boundaries_do_not_change_values(seed, monkeypatch):
                 ild(d["top"], sparse, similarity="jaccard"),
                 serendipity(d["top"], d["relevant"], expected=d["expected"]),
                 serendipity(d["top"], d["relevant"], history=history, convention="recommenders"),
+                serendipity(d["top"], d["relevant"], history=history, convention="recommenders",
+                            item_features=d["features"]),
+                serendipity(d["top"], d["relevant"], history=history,
+                            convention="kaminskas_bridge", item_features=sparse),
                 serendipity(d["top"], d["relevant"], history=history,
                             convention="kaminskas_bridge", item_features=d["features"])]
 
     whole = run()
     monkeypatch.setattr(_beyond, "_CHUNK", 7)
+    monkeypatch.setattr(_beyond, "_GRAM", 0)  # sparse pairs by row products, not lookups
     for chunked, full in zip(run(), whole, strict=True):
         assert_close(chunked, full)
 

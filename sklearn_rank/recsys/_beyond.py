@@ -33,6 +33,8 @@ __all__ = ["BEYOND", "Popularity", "arp", "catalog_coverage", "cooccurrence_feat
 #: Work (array elements) per chunk of users: bounds the temporaries.
 _CHUNK = 1 << 22
 _COUNT = Interval(Integral, 1, None, closed="left")
+#: The most products a sparse Gram matrix of item rows may cost to be kept.
+_GRAM = 1 << 27
 
 
 @dataclass(frozen=True)
@@ -526,8 +528,34 @@ class _Features:
             self._padded = np.vstack([self.matrix, np.zeros((1, self.matrix.shape[1]))])
         return self._padded
 
+    def _gram_keys(self):
+        """For sparse rows whose Gram matrix is affordable (at most ``_GRAM``
+        products), the Gram matrix as sorted keys ``i * n_items + j`` and
+        values, so a pair's dot product is one lookup; else None."""
+        if not hasattr(self, "_gram"):
+            self._gram = None
+            if self.sparse and self.similarity != "hamming":
+                per_column = np.bincount(self.matrix.indices, minlength=self.matrix.shape[1])
+                if float(per_column.astype(np.float64) @ per_column) <= _GRAM:
+                    gram = (self.matrix @ self.matrix.T).tocsr()
+                    gram.sort_indices()
+                    rows = np.repeat(np.arange(self.n_items, dtype=np.int64), np.diff(gram.indptr))
+                    self._gram = rows * self.n_items + gram.indices, gram.data
+        return self._gram
+
+    def _dot(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        gram = self._gram_keys()
+        if gram is None:
+            return _row_dot(self.rows(a), self.rows(b))
+        keys, values = gram
+        if keys.size == 0:
+            return np.zeros(a.size)
+        wanted = a.astype(np.int64) * self.n_items + b
+        at = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
+        return np.where(keys[at] == wanted, values[at], 0.0)
+
     def similarity_of(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        dot = _row_dot(self.rows(a), self.rows(b))
+        dot = self._dot(a, b)
         if self.similarity == "cosine":
             return dot
         union = self.sizes[a] + self.sizes[b] - dot
@@ -747,17 +775,29 @@ def _unexpected_history(top, history, features: _Features, reduce: str) -> np.nd
     n_hist = np.bincount(users, minlength=top.shape[0])
     starts = np.concatenate([[0], np.cumsum(n_hist)])
     valid = top >= 0
-    width = 1 if features.sparse else features.matrix.shape[1]
     out = np.full(top.shape, np.nan)
-    if reduce == "mean":
-        work = (top.shape[1] + n_hist) * width
+    # Dense rows: the mean similarity to the history is the listed item's row
+    # dotted with the sum of the history's rows. Sparse rows, and the least
+    # distance: every (listed item, history item) pair, its similarity looked up
+    # in the items' Gram matrix when affordable. Work per user bounds the chunks.
+    if features.sparse:
+        nnz = np.diff(features.matrix.indptr).astype(np.float64)
     else:
-        work = valid.sum(axis=1) * n_hist * width
+        nnz = np.full(features.n_items, float(features.matrix.shape[1]))
+    hist_nnz = np.bincount(users, weights=nnz[items], minlength=top.shape[0])
+    top_nnz = np.where(valid, nnz[np.where(valid, top, 0)], 0.0).sum(axis=1)
+    n_valid = valid.sum(axis=1)
+    if reduce == "mean" and not features.sparse:
+        work = n_valid * hist_nnz + top_nnz + top.shape[1]
+    elif features._gram_keys() is not None:
+        work = n_valid * n_hist + top.shape[1]
+    else:
+        work = n_valid * hist_nnz + n_hist * top_nnz + top.shape[1]
     for rows in _chunks_by_work(work):
         chunk = top[rows]
         r, c = np.nonzero(valid[rows])
         user = r + rows.start
-        if reduce == "mean":
+        if reduce == "mean" and not features.sparse:
             lo, hi = starts[rows.start], starts[rows.stop]
             hist = _select_pairs(users[lo:hi] - rows.start, items[lo:hi],
                                  rows.stop - rows.start, features.n_items)
@@ -768,9 +808,14 @@ def _unexpected_history(top, history, features: _Features, reduce: str) -> np.nd
             counts = n_hist[user]
             entry = np.repeat(np.arange(r.size), counts)
             offset = np.arange(entry.size) - np.repeat(np.cumsum(counts) - counts, counts)
-            dist = features.distance(chunk[r, c][entry], items[starts[user][entry] + offset])
-            value = np.full(r.size, np.inf)
-            np.minimum.at(value, entry, dist)
+            listed, held = chunk[r, c][entry], items[starts[user][entry] + offset]
+            if reduce == "mean":  # sparse rows: pairwise similarities, summed
+                sim = np.bincount(entry, weights=features.similarity_of(listed, held),
+                                  minlength=r.size)
+                value = 1.0 - sim / np.maximum(counts, 1)
+            else:
+                value = np.full(r.size, np.inf)
+                np.minimum.at(value, entry, features.distance(listed, held))
         block = np.full(chunk.shape, np.nan)
         block[r, c] = value
         out[rows] = block
