@@ -28,7 +28,7 @@ import numpy as np
 from .._utils.validation import Interval, StrOptions, validate_params
 
 __all__ = ["BEYOND", "Popularity", "arp", "catalog_coverage", "cooccurrence_features", "entropy",
-           "gini", "ild", "novelty", "serendipity", "tail_share"]
+           "gini", "ild", "novelty", "serendipity", "short_head", "tail_share"]
 
 #: Work (array elements) per chunk of users: bounds the temporaries.
 _CHUNK = 1 << 22
@@ -528,7 +528,7 @@ class _Features:
             self._padded = np.vstack([self.matrix, np.zeros((1, self.matrix.shape[1]))])
         return self._padded
 
-    def _gram_keys(self):
+    def gram_keys(self):
         """For sparse rows whose Gram matrix is affordable (at most ``_GRAM``
         products), the Gram matrix as sorted keys ``i * n_items + j`` and
         values, so a pair's dot product is one lookup; else None."""
@@ -544,7 +544,7 @@ class _Features:
         return self._gram
 
     def _dot(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        gram = self._gram_keys()
+        gram = self.gram_keys()
         if gram is None:
             return _row_dot(self.rows(a), self.rows(b))
         keys, values = gram
@@ -789,7 +789,7 @@ def _unexpected_history(top, history, features: _Features, reduce: str) -> np.nd
     n_valid = valid.sum(axis=1)
     if reduce == "mean" and not features.sparse:
         work = n_valid * hist_nnz + top_nnz + top.shape[1]
-    elif features._gram_keys() is not None:
+    elif features.gram_keys() is not None:
         work = n_valid * n_hist + top.shape[1]
     else:
         work = n_valid * hist_nnz + n_hist * top_nnz + top.shape[1]
