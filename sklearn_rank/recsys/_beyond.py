@@ -60,6 +60,18 @@ class Popularity:
     def from_codes(cls, user_codes, item_codes, n_items: int) -> Popularity:
         """Count the training interactions ``(user_codes[j], item_codes[j])``.
 
+        Parameters
+        ----------
+        user_codes, item_codes : array-like of int, shape (n_interactions,)
+            One training interaction per position (duplicates count as
+            interactions, once as users).
+        n_items : int
+            Number of item codes; ``item_codes`` must be in ``0..n_items-1``.
+
+        Returns
+        -------
+        Popularity
+
         Examples
         --------
         >>> pop = Popularity.from_codes([0, 0, 1, 1], [2, 2, 2, 0], n_items=3)
@@ -709,6 +721,19 @@ def cooccurrence_features(user_codes, item_codes, n_items: int, n_users: int | N
     \\sqrt{|U_i|\\,|U_j|}`, the co-occurrence similarity Microsoft
     Recommenders uses for ``diversity`` and ``serendipity`` by default
     (``item_sim_measure='item_cooccurrence_count'``).
+
+    Parameters
+    ----------
+    user_codes, item_codes : array-like of int, shape (n_interactions,)
+        The training interactions (duplicates count once).
+    n_items : int
+        Number of item codes (rows).
+    n_users : int, default=None
+        Number of user codes (columns); None: the largest code + 1.
+
+    Returns
+    -------
+    scipy.sparse.csr_array of shape (n_items, n_users)
 
     Examples
     --------
