@@ -1,0 +1,1 @@
+"""Evaluating recommender systems: top-k lists from user-item frames, beyond-accuracy metrics."""
