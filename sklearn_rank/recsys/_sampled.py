@@ -352,23 +352,8 @@ def sampled_evaluate(pos_scores, neg_scores, *, pos_users=None, users=None,
         raise ValueError(f"correction must be None or one of {CORRECTIONS}; got "
                          f"{correction!r}.")
     specs = _sampled_specs(metrics, correction)
-    neg = _check_scores(neg_scores, "neg_scores")
-    if neg.ndim != 2 or neg.shape[1] < 1:
-        raise ValueError(f"neg_scores must be a 2-D array (n_users, m) with m >= 1; got "
-                         f"shape {neg.shape}.")
+    pos, neg, rows, users = _sampled_inputs(pos_scores, neg_scores, pos_users, users)
     n_users, m = neg.shape
-    pos = _check_scores(pos_scores, "pos_scores").ravel()
-    rows = (np.arange(n_users) if pos_users is None
-            else np.asarray(pos_users, dtype=np.int64).ravel())
-    if rows.shape != pos.shape or (rows.size and (rows.min() < 0 or rows.max() >= n_users)):
-        raise ValueError(
-            f"pos_users must give each of the {pos.shape[0]} positives a row of neg_scores "
-            f"(0..{n_users - 1}); got {rows.shape[0]} entries"
-            + ("" if pos_users is None else f" in {rows.min()}..{rows.max()}") + ".")
-    users = np.arange(n_users) if users is None else np.asarray(users)
-    if users.shape != (n_users,):
-        raise ValueError(f"users must hold one id per row of neg_scores ({n_users}); got "
-                         f"shape {users.shape}.")
     lists = np.column_stack([pos, neg[rows]])
     labels = np.zeros(lists.shape)
     labels[:, 0] = 1.0
@@ -381,24 +366,52 @@ def sampled_evaluate(pos_scores, neg_scores, *, pos_users=None, users=None,
 
     entries = [(SampledMetric(spec, m), per_user(values[str(spec)])) for spec in specs]
     if correction is not None:
-        if n_candidates is None:
-            raise ValueError(f"correction={correction!r} needs n_candidates, the number of "
-                             "items each user's negatives were drawn from.")
-        total = np.broadcast_to(np.asarray(n_candidates, dtype=np.float64), (n_users,))
-        if (total < m).any():
-            raise ValueError(f"n_candidates must be at least m = {m} (the negatives drawn "
-                             "from them).")
-        higher = (neg[rows] > pos[:, None]).sum(axis=1)
-        tied = (neg[rows] == pos[:, None]).sum(axis=1)
-        estimated = 1.0 + (higher + 0.5 * tied) * total[rows] / m
+        estimated = _estimated_ranks(pos, neg, rows, n_candidates, correction)
         entries += [(SampledMetric(spec, m, correction), per_user(_at_rank(spec, estimated)))
                     for spec in specs]
-    qids = users[keep]
     return SampledEvaluation(
-        qids, {str(s): v for s, v in entries},
+        users[keep], {str(s): v for s, v in entries},
         {str(s): float(v.mean()) if v.size else math.nan for s, v in entries},
         {str(s): 0 for s, _ in entries}, [s for s, _ in entries], n_negatives=m,
         correction=correction, n_positives=counts[keep])
+
+
+def _sampled_inputs(pos_scores, neg_scores, pos_users, users):
+    """The checked ``(pos, neg, rows, users)`` of :func:`sampled_evaluate`."""
+    neg = _check_scores(neg_scores, "neg_scores")
+    if neg.ndim != 2 or neg.shape[1] < 1:
+        raise ValueError(f"neg_scores must be a 2-D array (n_users, m) with m >= 1; got "
+                         f"shape {neg.shape}.")
+    n_users = neg.shape[0]
+    pos = _check_scores(pos_scores, "pos_scores").ravel()
+    rows = (np.arange(n_users) if pos_users is None
+            else np.asarray(pos_users, dtype=np.int64).ravel())
+    if rows.shape != pos.shape or (rows.size and (rows.min() < 0 or rows.max() >= n_users)):
+        raise ValueError(
+            f"pos_users must give each of the {pos.shape[0]} positives a row of neg_scores "
+            f"(0..{n_users - 1}); got {rows.shape[0]} entries"
+            + ("" if pos_users is None else f" in {rows.min()}..{rows.max()}") + ".")
+    users = np.arange(n_users) if users is None else np.asarray(users)
+    if users.shape != (n_users,):
+        raise ValueError(f"users must hold one id per row of neg_scores ({n_users}); got "
+                         f"shape {users.shape}.")
+    return pos, neg, rows, users
+
+
+def _estimated_ranks(pos, neg, rows, n_candidates, correction) -> np.ndarray:
+    """Krichene & Rendle's estimate of each positive's full rank:
+    r^ = 1 + (r~ - 1) N / m, r~ = 1 + higher + tied / 2 among the m negatives."""
+    n_users, m = neg.shape
+    if n_candidates is None:
+        raise ValueError(f"correction={correction!r} needs n_candidates, the number of "
+                         "items each user's negatives were drawn from.")
+    total = np.broadcast_to(np.asarray(n_candidates, dtype=np.float64), (n_users,))
+    if (total < m).any():
+        raise ValueError(f"n_candidates must be at least m = {m} (the negatives drawn "
+                         "from them).")
+    higher = (neg[rows] > pos[:, None]).sum(axis=1)
+    tied = (neg[rows] == pos[:, None]).sum(axis=1)
+    return 1.0 + (higher + 0.5 * tied) * total[rows] / m
 
 
 def _score(scores, users: np.ndarray, items: np.ndarray) -> np.ndarray:
