@@ -83,6 +83,10 @@ def test_sampling_refuses_bad_input():
         sample_negatives([0], [0, 1, 2], 10, 3)
     with pytest.raises(ValueError, match="n_negatives must be a positive integer"):
         sample_negatives([0], ([0], [1]), 10, 0)
+    with pytest.raises(ValueError, match="exclude's user codes must be >= 0; got -1"):
+        sample_negatives([0], ([0], [1]), 10, 3, exclude=([-1], [2]))
+    with pytest.raises(ValueError, match="User code 5 has no row in the score matrix of 2"):
+        evaluate_sampled(np.zeros((2, 10)), ([0, 5], [1, 1]), n_negatives=3)
 
 
 # -- the sampled metrics -----------------------------------------------------------------

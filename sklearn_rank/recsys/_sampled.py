@@ -61,6 +61,8 @@ def _pairs(pairs, name: str) -> tuple[np.ndarray, np.ndarray]:
         if codes.size and codes.dtype.kind not in "iu":
             raise ValueError(f"{name}'s {what} codes must be integers; got dtype "
                              f"{codes.dtype}.")
+        if codes.size and codes.min() < 0:
+            raise ValueError(f"{name}'s {what} codes must be >= 0; got {int(codes.min())}.")
     return users.astype(np.int64), items.astype(np.int64)
 
 
@@ -422,6 +424,10 @@ def _score(scores, users: np.ndarray, items: np.ndarray) -> np.ndarray:
         out = scores(users, items)
     else:
         matrix = scores
+        n_rows = np.shape(matrix)[0]
+        if users.size and users.max() >= n_rows:
+            raise ValueError(f"User code {int(users.max())} has no row in the score matrix of "
+                             f"{n_rows} users.")
         if hasattr(matrix, "tocsr"):  # a SciPy sparse matrix: absent entries score 0
             out = np.asarray(matrix.tocsr()[users, items]).ravel()
         else:
