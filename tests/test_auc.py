@@ -239,6 +239,12 @@ def test_evaluate_run_ranks_unretrieved_documents_last():
     scores = [3.0, 2.0, 1.0, 0.5, -1.0, -1.0]
     value = evaluate_run(qrels, run, ["auc"]).per_query["auc"][0]
     assert value == pytest.approx(roc_auc_score(labels, scores), rel=REL)
+    # with tied scores in the run (averaged) and three unretrieved documents
+    qrels = {"q": {"a": 1, "b": 0, "c": 1, "x": 1, "y": 0, "z": 0}}
+    run = {"q": {"a": 2.0, "b": 2.0, "c": 1.0, "u": 1.0, "w": 3.0}}
+    labels, scores = [1, 0, 1, 0, 0, 1, 0, 0], [2, 2, 1, 1, 3, -1, -1, -1]
+    value = evaluate_run(qrels, run, ["auc"]).per_query["auc"][0]
+    assert value == pytest.approx(roc_auc_score(labels, scores), rel=REL)
 
 
 def test_dask(clicks, reference):
