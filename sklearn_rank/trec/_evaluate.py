@@ -314,7 +314,7 @@ def _merged(parts: list, specs: list) -> Evaluation:
             part, metric = found[str(spec)]
             yield entry_of(part, str(spec), metric)
 
-    return combined(parts[0].qids, parts[0].weights, entries())
+    return combined(parts[0].qids, parts[0].weights, entries(), lengths=parts[0].lengths)
 
 
 def _point_to_trec_eval(metrics, error: ValueError) -> None:
