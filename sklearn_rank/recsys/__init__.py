@@ -1,0 +1,12 @@
+"""Evaluation of recommender systems: top-k lists from user–item frames.
+
+:func:`evaluate_recommendations` evaluates each user's top k (after removing
+the items seen in training) against held-out interactions, with the
+registry's ranking metrics and the metrics of the lists themselves
+(coverage, concentration, novelty, diversity, ...); :func:`top_k` turns a
+score matrix or an estimator into the recommendations frame.
+"""
+
+from ._evaluate import RecommenderEvaluation, evaluate_recommendations
+
+__all__ = ["RecommenderEvaluation", "evaluate_recommendations"]
