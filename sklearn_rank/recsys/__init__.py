@@ -8,5 +8,6 @@ score matrix or an estimator into the recommendations frame.
 """
 
 from ._evaluate import RecommenderEvaluation, evaluate_recommendations
+from ._topk import top_k
 
-__all__ = ["RecommenderEvaluation", "evaluate_recommendations"]
+__all__ = ["RecommenderEvaluation", "evaluate_recommendations", "top_k"]

@@ -278,11 +278,11 @@ def evaluate_recommendations(recs, test, *, train=None, k=10, metrics=DEFAULT_ME
     >>> test = pd.DataFrame({"user": [1, 2], "item": ["b", "b"]})
     >>> train = pd.DataFrame({"user": [1], "item": ["a"]})
     >>> ev = evaluate_recommendations(recs, test, train=train, k=2,
-    ...                               metrics=["p@2", "recall", "catalog_coverage"])
+    ...                               metrics=["p@2", "recall", "user_coverage"])
     >>> ev.per_query["p@2"]
     array([0.5, 0. ])
-    >>> ev.system["catalog_coverage@2"]
-    1.0
+    >>> ev.system["user_coverage@2"]
+    0.5
     """
     specs = split_metrics(metrics, k)
     registry = [s for s in specs if isinstance(s, MetricSpec)]

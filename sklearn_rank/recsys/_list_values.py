@@ -31,16 +31,14 @@ def list_values(metrics: list[ListMetric], top: np.ndarray, relevant: np.ndarray
     if unknown:
         raise ValueError(f"metric_options names {sorted(unknown)}, which is not among the "
                          f"list metrics asked for ({sorted({m.name for m in metrics})}).")
-    if not metrics:
-        return per_user, system
-    from ._beyond import BEYOND, Popularity
-
     cache: dict = {}
     for metric in metrics:
         cut, hits = top[:, :metric.k], relevant[:, :metric.k]
         if metric.name == "user_coverage":
             system[str(metric)] = float(hits.any(axis=1).mean()) if hits.shape[0] else 0.0
             continue
+        from ._beyond import BEYOND, Popularity
+
         kwargs = {**dict(metric.params), **metric_options.get(metric.name, {})}
         function = BEYOND[metric.name][0]
         args = [cut]
