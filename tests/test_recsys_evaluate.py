@@ -288,8 +288,12 @@ def test_microsoft_recommenders_values():
 
 @pytest.fixture
 def fake_beyond(monkeypatch):
-    """A stand-in for sklearn_rank.recsys._beyond with the interface's
-    signatures, recording what each function receives."""
+    return install_fake_beyond(monkeypatch)
+
+
+def install_fake_beyond(monkeypatch) -> dict:
+    """Install a stand-in for sklearn_rank.recsys._beyond with the interface's
+    signatures; the dict it returns records what each function receives."""
     calls = {}
     module = types.ModuleType("sklearn_rank.recsys._beyond")
 
