@@ -324,6 +324,7 @@ def install_fake_beyond(monkeypatch) -> dict:
 
     def serendipity(top, relevant, *, expected=None, history=None, convention="x"):
         calls["serendipity"] = (top, relevant, history)
+        calls["expected"] = expected
         return relevant.sum(axis=1) / top.shape[1]
 
     def ild(top, item_features, *, similarity="cosine"):
@@ -411,3 +412,16 @@ def test_a_catalog_sets_the_coverage_denominator(fake_beyond):
                                   metrics=["catalog_coverage"], catalog=range(100))
     assert fake_beyond["catalog_coverage"][1] == 100
     assert isinstance(ev, RecommenderEvaluation) and ev.n_queries == 35
+
+
+def test_a_baseline_frame_becomes_the_lists_serendipity_expects(fake_beyond):
+    recs, test, train = _data(seed=11)
+    baseline = recs.assign(score=-recs["score"])
+    evaluate_recommendations(baseline, test, train=train, k=4, metrics=["arp"])
+    want = fake_beyond["arp"][0]
+    evaluate_recommendations(recs, test, train=train, k=4, metrics=["serendipity"],
+                             metric_options={"serendipity": {"expected": baseline}})
+    np.testing.assert_array_equal(fake_beyond["expected"], want)
+    with pytest.raises(ValueError, match=r"metric_options names \['novelty'\]"):
+        evaluate_recommendations(recs, test, train=train, metrics=["serendipity"],
+                                 metric_options={"novelty": {}})

@@ -24,7 +24,7 @@ from ..metrics._engine.data import ranked_data
 from ..metrics._evaluation import Evaluation, combined
 from ..metrics._plan import Plan
 from ._frames import Frame, Items, codes_in, frame_kind, sorted_unique, unique_ids
-from ._list_values import list_values
+from ._list_values import Inputs, list_values
 from ._lists import pair_keys, rank_lists, test_layout
 from ._metrics import ListMetric, split_metrics
 from ._read import Interactions, catalog_ids, check_kinds, read_interactions
@@ -309,7 +309,7 @@ def evaluate_recommendations(recs, test, *, train=None, k=10, metrics=DEFAULT_ME
         train_codes = (None if train_rows is None
                        else (train_rows.user, items.codes(train_rows.item)))
     return _finish(parts, items, train_codes, plan, specs, listed, k,
-                   dict(metric_options or {}), item_features, item_col, options)
+                   dict(metric_options or {}), item_features, names, exclude_seen, options)
 
 
 def _catalog_and_others(catalog, recs, test, train):
@@ -342,7 +342,7 @@ def _merged(parts: list):
 
 
 def _finish(parts: list, items: Items, train_codes, plan, specs, listed, k: int,
-            metric_options: dict, item_features, item_col: str,
+            metric_options: dict, item_features, names: dict, exclude_seen: bool,
             options) -> RecommenderEvaluation:
     """One evaluation of the parts (disjoint users): the ranking metrics
     finished together, the list metrics on the lists of every part."""
@@ -356,8 +356,8 @@ def _finish(parts: list, items: Items, train_codes, plan, specs, listed, k: int,
         base = Evaluation(users, {}, {}, {}, None, [])
     threshold = float(options.get("threshold", 1.0))
     relevant = np.nan_to_num(top_labels, nan=-np.inf) >= threshold
-    per_user, system = list_values(listed, top, relevant, items, train_codes, history,
-                                   item_features, metric_options, item_col)
+    inputs = Inputs(users, items, train_codes, history, item_features, names, exclude_seen)
+    per_user, system = list_values(listed, top, relevant, inputs, metric_options)
     entries = {str(m): (m, base.per_query[str(m)], base.mean[str(m)], base.n_empty[str(m)])
                for m in base.metrics}
     for metric, values in per_user.items():

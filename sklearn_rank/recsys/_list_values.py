@@ -9,23 +9,47 @@ that relevance.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from ._frames import Items, codes_in, column_names, frame_kind, ids_of, unique_ids
+from ._frames import Items, codes_in, column_names, frame_kind, ids_of, sorted_unique, unique_ids
 from ._metrics import ListMetric
 
-__all__ = ["list_values"]
+__all__ = ["Inputs", "baseline_lists", "features_by_code", "list_values"]
 
 _NEEDS_TRAIN = "{metric} reads the items' popularity in training: pass train=."
 
 
+@dataclass(frozen=True)
+class Inputs:
+    """What the list metrics read besides their lists.
+
+    Attributes
+    ----------
+    users : ndarray of shape (n_users,)
+        The evaluated users' ids (the rows of the lists).
+    items : Items
+    train : (user ids, item codes) of the training interactions, or None
+    history : (rows of the lists, item codes) of the evaluated users' training items
+    item_features : the argument of evaluate_recommendations
+    names : dict
+        The column names (user, item, score, rating).
+    exclude_seen : bool
+    """
+
+    users: np.ndarray
+    items: Items
+    train: tuple | None
+    history: tuple
+    item_features: object
+    names: dict
+    exclude_seen: bool
+
+
 def list_values(metrics: list[ListMetric], top: np.ndarray, relevant: np.ndarray,
-                items: Items, train: tuple | None, history: tuple, item_features,
-                metric_options: dict, item_col: str) -> tuple[dict, dict]:
-    """``({metric: per-user values}, {key: system value})`` of the list
-    ``metrics``; ``train`` is the (user ids, item codes) of the training
-    interactions, ``history`` their (rows of ``top``, item codes) for the
-    evaluated users."""
+                inputs: Inputs, metric_options: dict) -> tuple[dict, dict]:
+    """``({metric: per-user values}, {key: system value})`` of the list ``metrics``."""
     per_user, system = {}, {}
     unknown = set(metric_options) - {m.name for m in metrics}
     if unknown:
@@ -37,18 +61,15 @@ def list_values(metrics: list[ListMetric], top: np.ndarray, relevant: np.ndarray
         if metric.name == "user_coverage":
             system[str(metric)] = float(hits.any(axis=1).mean()) if hits.shape[0] else 0.0
             continue
-        from ._beyond import BEYOND, Popularity
+        from ._beyond import BEYOND
 
         kwargs = {**dict(metric.params), **metric_options.get(metric.name, {})}
-        function = BEYOND[metric.name][0]
-        args = [cut]
-        for need in _needs(metric.name):
-            args.append(_argument(need, metric, cut, hits, items, train, item_features,
-                                  item_col, cache, Popularity))
+        args = [cut] + [_argument(need, metric, cut, hits, inputs, cache)
+                        for need in _needs(metric.name)]
         if metric.name == "serendipity":
-            kwargs.setdefault("history", history)
+            kwargs = _serendipity_options(kwargs, metric, cut, hits, inputs, cache)
         try:
-            value = function(*args, **kwargs)
+            value = BEYOND[metric.name][0](*args, **kwargs)
         except TypeError as error:
             raise TypeError(f"{metric}: {error}") from None
         if metric.level == "system":
@@ -58,14 +79,57 @@ def list_values(metrics: list[ListMetric], top: np.ndarray, relevant: np.ndarray
     return per_user, system
 
 
+def _serendipity_options(kwargs: dict, metric, cut, hits, inputs: Inputs, cache) -> dict:
+    """serendipity's keywords: the training history, a baseline frame as its
+    lists (``expected``), and what its convention reads."""
+    kwargs = dict(kwargs)
+    kwargs.setdefault("history", inputs.history)
+    if kwargs.get("expected") is not None and frame_kind(kwargs["expected"]) is not None:
+        kwargs["expected"] = baseline_lists(kwargs["expected"], metric.k, inputs)
+    if kwargs.get("convention") == "rectools":
+        kwargs.setdefault("popularity", _argument("popularity", metric, cut, hits, inputs,
+                                                  cache))
+        kwargs.setdefault("n_catalog", _argument("n_catalog", metric, cut, hits, inputs,
+                                                 cache))
+    if inputs.item_features is not None and "item_features" not in kwargs:
+        kwargs["item_features"] = _argument("item_features", metric, cut, hits, inputs, cache)
+    return kwargs
+
+
+def baseline_lists(frame, k: int, inputs: Inputs) -> np.ndarray:
+    """A baseline's recommendations frame as lists of the evaluated users
+    (ranked, seen items removed and cut as the evaluated lists are; items
+    outside the vocabulary dropped: they match no listed item)."""
+    from ._lists import pair_keys, rank_lists
+    from ._read import read_interactions
+
+    rows = read_interactions(frame, "the serendipity baseline (expected)", inputs.names,
+                             score=True)
+    user = codes_in(rows.user, inputs.users)
+    at = codes_in(rows.item, inputs.items.sorted_ids)
+    keep = (user >= 0) & (at >= 0)
+    item = inputs.items.code_of_sorted[at[keep]]
+    key = inputs.items.order
+    seen = None
+    if inputs.exclude_seen and inputs.history[0].shape[0]:
+        seen = sorted_unique(pair_keys(inputs.history[0], inputs.history[1], key))
+    kept = np.flatnonzero(keep)
+
+    def where(a, b):
+        return rows.duplicate_error(int(kept[a]), int(kept[b]))
+
+    return rank_lists(user[keep], item, rows.score[keep], key, inputs.users.shape[0], k,
+                      seen, where).top
+
+
 def _needs(name: str) -> tuple:
     from ._metrics import LIST_METRICS
 
     return LIST_METRICS[name][1]
 
 
-def _argument(need: str, metric, cut, hits, items: Items, train, item_features, item_col,
-              cache: dict, popularity_type):
+def _argument(need: str, metric, cut, hits, inputs: Inputs, cache: dict):
+    items = inputs.items
     if need == "n_catalog":
         if items.n_catalog == 0:
             raise ValueError(f"{metric} is a share of the catalog, which is empty: pass "
@@ -74,16 +138,19 @@ def _argument(need: str, metric, cut, hits, items: Items, train, item_features, 
     if need == "relevant":
         return hits
     if need == "popularity":
-        if train is None:
+        if inputs.train is None:
             raise ValueError(_NEEDS_TRAIN.format(metric=metric))
         if "popularity" not in cache:
-            user_ids, item_codes = train
+            from ._beyond import Popularity
+
+            user_ids, item_codes = inputs.train
             users = codes_in(user_ids, unique_ids(user_ids))
-            cache["popularity"] = popularity_type.from_codes(users, item_codes, items.n_items)
+            cache["popularity"] = Popularity.from_codes(users, item_codes, items.n_items)
         return cache["popularity"]
     if need == "item_features":
         if "features" not in cache:
-            cache["features"] = features_by_code(item_features, items, item_col)
+            cache["features"] = features_by_code(inputs.item_features, items,
+                                                 inputs.names["item"])
         matrix, has = cache["features"]
         listed = cut[cut >= 0]
         lacking = listed[~has[listed]]
