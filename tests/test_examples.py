@@ -18,10 +18,17 @@ EXPECTED = {  # a line each script must print: the score it computes (regular ex
     "pointwise_regressor.py": rf"^LGBMRanker \(lambdarank\) +NDCG@10 {SCORE} ± ",
     "position_bias.py": r"^IPW estimate of the gain from positions: [+-]\d\.\d{4} ± ",
     "qid_column_without_routing.py": rf"^DataFrame 'qid' column: .* NDCG@10 {SCORE}",
+    "recommenders.py": r"^NDCG@10 difference [+-]\d\.\d{4}, p = ",
     "significance_tests.py": r"^mean difference \+\d\.\d{4}, p = ",
     "trec_evaluation.py": rf"^map                   \tall\t{SCORE}",
     "xgboost_ranker.py": rf"^best parameters: .* score {SCORE}",
 }
+
+
+# Modules an example needs that are written on another branch of the same issue
+# (issue 27: recsys._beyond computes the coverage and novelty the example plots);
+# the example runs once they are merged.
+NEEDS = {"recommenders.py": "sklearn_rank.recsys._beyond"}
 
 
 def test_every_example_is_checked():
@@ -30,6 +37,8 @@ def test_every_example_is_checked():
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_example_runs(path):
+    if path.name in NEEDS:
+        pytest.importorskip(NEEDS[path.name], reason="merged from the beyond branch")
     proc = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, proc.stderr
