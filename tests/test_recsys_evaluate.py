@@ -90,11 +90,14 @@ def _check_against_brute(ev, brute, k):
         assert ev.mean[key] == pytest.approx(np.mean(expected), rel=1e-12, abs=1e-15)
 
 
-@pytest.fixture(params=["padded", "sorted"])
+@pytest.fixture(params=["padded", "blocks", "sorted"])
 def layout(request, monkeypatch):
-    """Both ways of ranking the lists: one padded row per user, one global sort."""
+    """Both ways of ranking the lists: one padded row per user (in one block of
+    users, or in blocks of a few), one global sort."""
     if request.param == "sorted":
         monkeypatch.setattr(_lists, "PAD_FACTOR", -10**9)
+    if request.param == "blocks":
+        monkeypatch.setattr(_lists, "_BLOCK_CELLS", 40)
     return request.param
 
 
@@ -118,6 +121,16 @@ def test_the_sorted_and_padded_layouts_agree_on_skewed_lists():
     recs, test, train = _data(seed=3)
     extra = pd.DataFrame({"user": 7, "item": np.arange(100, 400), "score": 0.5})
     recs = pd.concat([recs, extra], ignore_index=True)  # one long list: the sorted layout
+    ev = evaluate_recommendations(recs, test, train=train, k=5, metrics=METRICS)
+    _check_against_brute(ev, _brute(recs, test, train, 5), 5)
+
+
+def test_lists_of_one_length_are_ranked_as_the_loop_ranks_them(layout):
+    recs, test, train = _data(seed=12)
+    rng = np.random.default_rng(12)
+    recs = pd.DataFrame({"user": np.repeat(np.arange(40), 8),
+                         "item": np.concatenate([rng.permutation(25)[:8] for _ in range(40)]),
+                         "score": rng.integers(0, 4, size=320).astype(float)})
     ev = evaluate_recommendations(recs, test, train=train, k=5, metrics=METRICS)
     _check_against_brute(ev, _brute(recs, test, train, 5), 5)
 

@@ -136,7 +136,7 @@ def evaluate_part(recs: Interactions, test: Interactions, train: Interactions | 
                   items: Items, k: int, exclude_seen: bool, plan: Plan | None) -> Part:
     """The lists and ranking metrics of the users of ``recs`` and ``test``
     (whole users: each user's rows all here), items coded by ``items``."""
-    users = unique_ids(np.concatenate([recs.user, test.user]))
+    users = unique_ids(np.concatenate([unique_ids(recs.user), unique_ids(test.user)]))
     n_users = users.shape[0]
     rec_user, test_user = codes_in(recs.user, users), codes_in(test.user, users)
     key = items.order

@@ -20,8 +20,8 @@ import numpy as np
 
 from .._utils.queries import series_values
 
-__all__ = ["Frame", "Items", "column_names", "frame_kind", "id_kind", "ids_of", "numbers_of",
-           "read_columns", "same_kind", "sorted_unique"]
+__all__ = ["Frame", "Items", "code_type", "codes_in", "column_names", "frame_kind", "id_kind",
+           "ids_of", "numbers_of", "read_columns", "same_kind", "sorted_unique", "unique_ids"]
 
 
 def frame_kind(value) -> str | None:
@@ -212,23 +212,31 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     return out[np.concatenate(([True], out[1:] != out[:-1]))]
 
 
+def code_type(n: int):
+    """The integer type of codes 0..n-1 (and -1): int32 when it holds them."""
+    return np.int32 if n < 2**31 - 1 else np.int64
+
+
 def codes_in(ids: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
     """The position of each id in the sorted ``vocabulary`` (-1: not in it)."""
-    if vocabulary.shape[0] == 0:
-        return np.full(ids.shape[0], -1, dtype=np.int64)
+    dtype = code_type(vocabulary.shape[0])
+    if vocabulary.shape[0] == 0 or ids.shape[0] == 0:
+        return np.full(ids.shape[0], -1, dtype=dtype)
     if ids.dtype.kind == "i" and vocabulary.dtype.kind == "i":
         low, high = int(vocabulary[0]), int(vocabulary[-1])
         if high - low < 4 * (ids.shape[0] + vocabulary.shape[0]) + 1024:
-            table = np.full(high - low + 1, -1, dtype=np.int64)  # a direct lookup table
-            table[vocabulary - low] = np.arange(vocabulary.shape[0])
+            table = np.full(high - low + 1, -1, dtype=dtype)  # a direct lookup table
+            table[vocabulary - low] = np.arange(vocabulary.shape[0], dtype=dtype)
+            if low <= int(ids.min()) and int(ids.max()) <= high:
+                return table[ids - low] if low else table[ids]
             inside = (ids >= low) & (ids <= high)
-            out = np.full(ids.shape[0], -1, dtype=np.int64)
+            out = np.full(ids.shape[0], -1, dtype=dtype)
             out[inside] = table[ids[inside] - low]
             return out
     at = np.searchsorted(vocabulary, ids)
-    at = np.minimum(at, vocabulary.shape[0] - 1)
+    np.minimum(at, vocabulary.shape[0] - 1, out=at)
     found = vocabulary[at] == ids
-    return np.where(found, at, -1).astype(np.int64)
+    return np.where(found, at, -1).astype(dtype)
 
 
 @dataclass(frozen=True)
@@ -261,9 +269,11 @@ class Items:
         if catalog.shape[0]:
             in_catalog[codes_in(catalog, every)] = True
         # codes: catalog items first, both groups in id order
-        by_code = np.concatenate([np.flatnonzero(in_catalog), np.flatnonzero(~in_catalog)])
+        dtype = code_type(every.shape[0])
+        by_code = np.concatenate([np.flatnonzero(in_catalog),
+                                  np.flatnonzero(~in_catalog)]).astype(dtype)
         code_of_sorted = np.empty_like(by_code)
-        code_of_sorted[by_code] = np.arange(by_code.shape[0])
+        code_of_sorted[by_code] = np.arange(by_code.shape[0], dtype=dtype)
         return cls(every[by_code], int(catalog.shape[0]), by_code, every, code_of_sorted)
 
     @property

@@ -22,6 +22,8 @@ __all__ = ["Lists", "duplicate_error", "grouped", "pair_keys", "rank_lists", "te
 #: The 2-D layout (one row per user, padded to the longest list) is used when
 #: it holds at most this many cells per row of input; else one sort of all rows.
 PAD_FACTOR = 3
+#: Cells of the 2-D layout ranked at once.
+_BLOCK_CELLS = 1 << 21
 
 
 def grouped(user: np.ndarray, n_users: int) -> tuple[np.ndarray | None, np.ndarray]:
@@ -89,12 +91,38 @@ def rank_lists(user: np.ndarray, item: np.ndarray, score: np.ndarray, key: np.nd
 
 
 def _rank_padded(user, item, score, key, counts, longest, k, seen, rows, where):
-    """The 2-D layout: one row per user, padded; rows sorted one by one."""
+    """The 2-D layout: one row per user, padded; rows sorted one by one, in
+    blocks of users (memory: a block's cells, not the whole matrix's)."""
+    n_users = counts.shape[0]
+    starts = np.cumsum(counts) - counts
+    top = np.full((n_users, k), -1, dtype=np.int64)
+    step = max(1, _BLOCK_CELLS // max(longest, 1))
+    for u0 in range(0, n_users, step):
+        u1 = min(u0 + step, n_users)
+        r0 = int(starts[u0])
+        r1 = int(starts[u1 - 1] + counts[u1 - 1])
+        top[u0:u1] = _padded_block(user[r0:r1] - u0, item[r0:r1], score[r0:r1], key,
+                                   counts[u0:u1], longest, k, seen, u0,
+                                   lambda a, b, r0=r0: where(int(rows[r0 + a]),
+                                                             int(rows[r0 + b])))
+    return top
+
+
+def _padded_block(user, item, score, key, counts, longest, k, seen, first_user, where):
+    """:func:`_rank_padded` on the rows of users ``first_user`` + 0..len(counts)-1
+    (``user``: their codes minus ``first_user``)."""
     n_users, n_keys = counts.shape[0], key.shape[0]
     starts = np.cumsum(counts) - counts
-    col = np.arange(user.shape[0]) - np.repeat(starts, counts)
-    keys = np.full((n_users, longest), n_keys, dtype=np.int64)  # padding: after every item
-    keys[user, col] = key[item]
+    uniform = bool(np.all(counts == longest))
+    if uniform:  # every list as long: the rows are the matrix already
+        keys = key[item].reshape(n_users, longest)
+        neg = np.negative(score).reshape(n_users, longest)
+    else:
+        col = np.arange(user.shape[0]) - np.repeat(starts, counts)
+        keys = np.full((n_users, longest), n_keys, dtype=key.dtype)  # padding: after all
+        keys[user, col] = key[item]
+        neg = np.full((n_users, longest), np.inf)
+        neg[user, col] = -score
     by_item = np.argsort(keys, axis=1, kind="stable")  # each user's items in id order
     keys = np.take_along_axis(keys, by_item, axis=1)
     live = keys < n_keys
@@ -102,12 +130,12 @@ def _rank_padded(user, item, score, key, counts, longest, k, seen, rows, where):
     if twice.any():
         u, c = (int(v[0]) for v in np.nonzero(twice))
         at = starts[u] + by_item[u, [c, c + 1]]
-        raise where(int(rows[at[0]]), int(rows[at[1]]))
+        raise where(int(at[0]), int(at[1]))
     if seen is not None and seen.shape[0]:
-        pairs = np.arange(n_users, dtype=np.int64)[:, None] * n_keys + keys
+        pairs = (np.arange(first_user, first_user + n_users, dtype=np.int64)[:, None]
+                 * n_keys + keys)
         live &= ~_member(pairs, seen)
-    neg = np.full((n_users, longest), np.inf)
-    neg[user, col] = -score
+        del pairs
     neg = np.take_along_axis(neg, by_item, axis=1)
     # dead cells (padding, seen items) last; then decreasing score; ties keep item order
     ranked = np.lexsort((neg, ~live), axis=1)[:, :k]
