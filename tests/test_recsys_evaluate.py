@@ -184,6 +184,15 @@ def test_without_score_column_rows_are_in_rank_order():
     assert ev.per_query["mrr@2"].tolist() == [0.5, 1.0]
 
 
+def test_no_recommendation_at_all_and_no_test_row():
+    recs, test, _ = _data()
+    ev = evaluate_recommendations(recs.iloc[:0], test, metrics=["ndcg", "user_coverage"])
+    assert ev.n_users_without_recs == ev.n_queries == test["user"].nunique()
+    assert ev.mean["ndcg@10"] == 0 and ev.system["user_coverage@10"] == 0
+    with pytest.raises(ValueError, match="test has no rows, so no user to evaluate"):
+        evaluate_recommendations(recs, test.iloc[:0])
+
+
 def test_k_larger_than_the_lists():
     recs, test, train = _data(seed=6)
     ev = evaluate_recommendations(recs, test, train=train, k=50,

@@ -159,7 +159,7 @@ def evaluate_part(recs: Interactions, test: Interactions, train: Interactions | 
     layout = test_layout(lists.top, evaluated, test_user, items.codes(test.item), test.label,
                          key, test.duplicate_error)
     values = None
-    if plan is not None and plan.entries:
+    if plan is not None and plan.entries and evaluated.shape[0]:
         data = ranked_data(layout.labels, layout.lengths, users[evaluated],
                            n_retrieved=layout.n_retrieved)
         values = plan.per_query(data)
@@ -347,7 +347,8 @@ def _finish(parts: list, items: Items, train_codes, plan, specs, listed, k: int,
     """One evaluation of the parts (disjoint users): the ranking metrics
     finished together, the list metrics on the lists of every part."""
     if not any(part.users.shape[0] for part in parts):
-        raise ValueError("No user of test has a test item to evaluate: test is empty.")
+        raise ValueError("test has no rows, so no user to evaluate: pass the held-out "
+                         "interactions (user, item[, rating] rows).")
     users, top, top_labels, history = _merged(parts)
     if plan is not None:
         base = plan.finish([part.values for part in parts if part.values is not None],
