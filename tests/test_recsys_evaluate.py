@@ -15,7 +15,7 @@ import pyarrow as pa
 import pytest
 
 from sklearn_rank import stats
-from sklearn_rank.recsys import RecommenderEvaluation, _lists, evaluate_recommendations
+from sklearn_rank.recsys import RecommenderEvaluation, _frames, _lists, evaluate_recommendations
 
 METRICS = ["ndcg@5", "precision@5", "recall@5", "map@5", "mrr@5", "hit_rate@5"]
 DATA = Path(__file__).parent / "data"
@@ -115,6 +115,16 @@ def test_every_ranking_metric_equals_a_loop_over_users(layout, string_ids, exclu
     assert ev.n_users_without_recs == 5  # users 0-4: in test, scored 0 and counted
     assert ev.n_users_without_test == 5  # users 35-39: left out
     assert ev.n_queries == 35
+
+
+def test_text_ids_without_pandas_routines(monkeypatch):
+    # text ids are coded with pandas' hash table when pandas is there, else a dict
+    recs, test, train = _data(seed=13, string_ids=True)
+    want = evaluate_recommendations(recs, test, train=train, k=5, metrics=METRICS)
+    monkeypatch.setattr(_frames, "_pandas", lambda: None)
+    got = evaluate_recommendations(recs, test, train=train, k=5, metrics=METRICS)
+    assert got == want
+    _check_against_brute(got, _brute(recs, test, train, 5), 5)
 
 
 def test_the_sorted_and_padded_layouts_agree_on_skewed_lists():

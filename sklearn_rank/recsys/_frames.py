@@ -129,8 +129,21 @@ def ids_of(values: np.ndarray, what: str, column: str) -> np.ndarray:
         "are strings or integers: convert the column (e.g. .astype('int64') or .astype(str)).")
 
 
+def _pandas():
+    """pandas if it is installed (its C routines speed up text ids), else None."""
+    try:
+        import pandas
+    except ImportError:  # pragma: no cover - depends on the environment
+        return None
+    return pandas
+
+
 def _object_ids(values: np.ndarray, what: str, column: str) -> np.ndarray:
     """The ids of an object column: all strings, or all integers (as int64)."""
+    pandas = _pandas()
+    if pandas is not None and values.shape[0] and pandas.api.types.infer_dtype(
+            values, skipna=False) == "string":
+        return values  # every value a str (checked in C)
     kinds = np.frompyfunc(id_kind, 1, 1)(values).astype(np.int8)
     bad = np.flatnonzero(kinds == 2)
     if bad.shape[0]:
@@ -200,7 +213,9 @@ def unique_ids(ids: np.ndarray) -> np.ndarray:
             present[ids] = True
             return np.flatnonzero(present).astype(np.int64)
         return sorted_unique(ids)
-    return np.asarray(sorted(set(ids.tolist())), dtype=object)
+    pandas = _pandas()
+    distinct = pandas.unique(ids) if pandas is not None else set(ids.tolist())
+    return np.asarray(sorted(distinct), dtype=object)
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
@@ -233,6 +248,16 @@ def codes_in(ids: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
             out = np.full(ids.shape[0], -1, dtype=dtype)
             out[inside] = table[ids[inside] - low]
             return out
+    if ids.dtype.kind == "O" or vocabulary.dtype.kind == "O":
+        # text: a dict lookup per id (a binary search would compare Python strings
+        # some 20 times per id)
+        pandas = _pandas()
+        if pandas is not None:  # its hash table, in C
+            return pandas.Index(vocabulary, dtype=object).get_indexer(ids).astype(dtype)
+        position = dict(zip(vocabulary.tolist(), range(vocabulary.shape[0]), strict=True))
+        get = position.get
+        return np.fromiter((get(v, -1) for v in ids.tolist()), dtype=dtype,
+                           count=ids.shape[0])
     at = np.searchsorted(vocabulary, ids)
     np.minimum(at, vocabulary.shape[0] - 1, out=at)
     found = vocabulary[at] == ids
