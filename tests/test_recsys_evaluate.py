@@ -187,6 +187,15 @@ def test_ties_are_ranked_by_increasing_item_id_before_the_cut():
     assert ev.per_query["p@1"].tolist() == [1.0]
 
 
+def test_large_integer_scores_are_ranked_as_integers():
+    # 2**60 and 2**60 + 1 are one float64: as integers the second ranks first
+    recs = pd.DataFrame({"user": [1, 1], "item": [1, 2],
+                         "score": np.array([2**60, 2**60 + 1], dtype=np.int64)})
+    test = pd.DataFrame({"user": [1], "item": [2]})
+    ev = evaluate_recommendations(recs, test, k=1, metrics=["p@1"])
+    assert ev.per_query["p@1"].tolist() == [1.0]
+
+
 def test_without_score_column_rows_are_in_rank_order():
     recs = pd.DataFrame({"user": [1, 1, 2, 2], "item": [5, 4, 4, 5]})
     test = pd.DataFrame({"user": [1, 2], "item": [4, 4]})

@@ -118,6 +118,8 @@ def test_outputs_and_errors():
     bad[3, 4] = np.nan
     with pytest.raises(ValueError, match=r"NaN \(user at row 3 of the chunk, item column 4\)"):
         top_k(bad)
+    with pytest.raises(ValueError, match="integers beyond 2\\*\\*53"):
+        top_k(np.array([[2**60, 2**60 + 1]]))
     with pytest.raises(ValueError, match="needs items="):
         top_k(lambda rows: scores[rows], n_users=30)
     with pytest.raises(ValueError, match="items has 3 ids but the scores have 20 columns"):

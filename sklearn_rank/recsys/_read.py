@@ -70,13 +70,22 @@ def read_interactions(frame, what: str, names: dict, *, score: bool = False,
     values = label = None
     if score:
         if "score" in columns:
-            values = numbers_of(columns["score"], what, names["score"])
+            values = _scores(columns["score"], what, names["score"])
         else:
             values = -np.arange(user.shape[0], dtype=np.float64)
     if rating:
         label = (numbers_of(columns["rating"], what, names["rating"], finite=True)
                  if "rating" in columns else np.ones(user.shape[0]))
     return Interactions(what, user, item, values, label, (names["user"], names["item"]))
+
+
+def _scores(values: np.ndarray, what: str, column: str) -> np.ndarray:
+    """Scores as float64 in the same order: integers beyond 2**53, which float64
+    would round into ties (2**60 and 2**60 + 1), are replaced by their ranks."""
+    if values.dtype.kind in "iu" and values.shape[0] and (
+            int(values.max()) > 2**53 or int(values.min()) < -2**53):
+        return np.unique(values, return_inverse=True)[1].astype(np.float64)
+    return numbers_of(values, what, column)
 
 
 def check_kinds(frames: list[Interactions], catalog: np.ndarray | None = None) -> None:

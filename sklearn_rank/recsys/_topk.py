@@ -244,7 +244,13 @@ def top_k(scores, *, k=10, users=None, items=None, exclude=None, n_users=None,
         items = _ids(items, len(items), "items")
     else:
         if not sparse.issparse(scores):
-            scores = np.asarray(scores, dtype=np.float64)
+            scores = np.asarray(scores)
+            if scores.dtype.kind in "iu" and scores.size and (
+                    int(scores.max()) > 2**53 or int(scores.min()) < -2**53):
+                raise ValueError("scores holds integers beyond 2**53, which float64 would "
+                                 "round into ties; rank them first (e.g. scipy.stats.rankdata"
+                                 ") or pass floats.")
+            scores = scores.astype(np.float64, copy=False)
             if scores.ndim != 2:
                 raise ValueError(f"scores must be 2-D (users x items); got shape "
                                  f"{scores.shape}.")
