@@ -25,20 +25,12 @@ EXPECTED = {  # a line each script must print: the score it computes (regular ex
 }
 
 
-# Modules an example needs that are written on another branch of the same issue
-# (issue 27: recsys._beyond computes the coverage and novelty the example plots);
-# the example runs once they are merged.
-NEEDS = {"recommenders.py": "sklearn_rank.recsys._beyond"}
-
-
 def test_every_example_is_checked():
     assert sorted(p.name for p in EXAMPLES) == sorted(EXPECTED)
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_example_runs(path):
-    if path.name in NEEDS:
-        pytest.importorskip(NEEDS[path.name], reason="merged from the beyond branch")
     proc = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, proc.stderr

@@ -4,8 +4,9 @@ Query grouping (:func:`group` / :func:`group_reference`), the radix sort of
 codes (:func:`stable_code_sort` / its reference), hashing (:func:`hash64`,
 :func:`has_equal`, :func:`dense_codes` / theirs), number parsing
 (:func:`decimal_values` and a column's numbers / ``float`` per token), the join
-(:func:`match_rows`, :func:`query_codes` / theirs) and threads (any number of
-threads / one), each on random input (hypothesis) and on adversarial input:
+(:func:`match_rows`, :func:`query_codes` / theirs), the ideal ranking's sort
+(:func:`sorted_descending` / a full sort) and threads (any number of threads /
+one), each on random input (hypothesis) and on adversarial input:
 empty, one element, all equal, sorted, reverse sorted, extreme values, ids
 whose hashes collide in the width a device uses.
 """
@@ -31,6 +32,7 @@ from sklearn_rank._utils.hashing import (
 from sklearn_rank.metrics import evaluate
 from sklearn_rank.metrics._engine import grouping
 from sklearn_rank.metrics._engine import threads as engine_threads
+from sklearn_rank.metrics._engine.blocks import sorted_descending, sorted_descending_reference
 from sklearn_rank.metrics._engine.grouping import (
     Grouping,
     group,
@@ -172,6 +174,48 @@ def test_radix_sort_is_a_stable_argsort_on_adversarial_codes(n):
                   rng.integers(0, 2**32, n), rng.integers(0, 2, n) * (2**32 - 1),
                   (rng.integers(0, 4, n) << 16) | 7, np.full(n, 2**16), np.full(n, 2**16 - 1)):
         _check_sort(np.asarray(codes, dtype=np.uint64))
+
+
+# -- the ideal ranking's sort ----------------------------------------------------------------
+
+
+def _check_sorted(values: np.ndarray) -> None:
+    got, expected = sorted_descending(values), sorted_descending_reference(values)
+    assert got.shape == expected.shape
+    assert np.array_equal(got, expected)  # (== also for zeros of either sign)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 40), st.floats(0, 1), st.integers(0, 2**32 - 1))
+def test_sorted_descending_is_a_full_sort_on_random_rows(rows, width, density, seed):
+    rng = np.random.default_rng(seed)
+    values = rng.choice([1.0, 2.0, 3.0, 0.5, -1.0, -2.5, 1e300, -1e-300], size=(rows, width))
+    _check_sorted(np.where(rng.random((rows, width)) < density, values, 0.0))
+
+
+def test_sorted_descending_is_a_full_sort_on_adversarial_rows():
+    rng = np.random.default_rng(5)
+    sparse = np.where(rng.random((300, 1000)) < 0.02, rng.integers(-3, 5, (300, 1000)), 0)
+    for values in (np.zeros((3, 4)), np.ones((2, 5)), -np.ones((2, 5)), np.array([[0.0, -0.0]]),
+                   np.array([[0.0, 0.0, 7.0]]), np.array([[-1.0, 0.0, 0.0, 0.0, 2.0]]),
+                   np.zeros((0, 3)), np.zeros((4, 0)), np.eye(6), -np.eye(6),
+                   sparse.astype(np.float64)):
+        _check_sorted(values)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 5), st.integers(1, 60), st.floats(0, 1), st.integers(0, 2**32 - 1))
+def test_trec_eval_dcg_sum_over_nonzero_gains_is_its_running_sum(rows, width, density, seed):
+    """trec_eval's DCG sums gain / log2(r + 1) rank after rank; the kernel visits the
+    nonzero gains only (bincount adds in order): the same float, bit for bit."""
+    from sklearn_rank.metrics._families.gain import _trec_log2, _trec_sum
+
+    rng = np.random.default_rng(seed)
+    gains = rng.choice([1.0, 3.0, 7.0, 0.3, -1.0, 31.0], size=(rows, width))
+    gains = np.where(rng.random((rows, width)) < density, gains, 0.0)
+    log2 = _trec_log2(width)
+    expected = np.cumsum(gains / log2, axis=1)[:, -1]
+    assert np.array_equal(_trec_sum(gains, log2), expected)
 
 
 # -- hashing ----------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._utils.validation import HasMethods, validate_params
 from ..metrics import MetricSpec
-from ..metrics._engine.grouping import qid_array as _qid_array
+from ..metrics._engine.ids import qid_array as _qid_array
 from ..metrics._engine.inputs import prepare
 from ..metrics._evaluation import Evaluation
 from ..metrics._plan import PerQuery, Plan

@@ -1,4 +1,4 @@
-"""Evaluation of recommender systems: top-k lists from user–item frames.
+"""Evaluating recommender systems: top-k lists from user–item frames, beyond-accuracy metrics.
 
 :func:`evaluate_recommendations` evaluates each user's top k (after removing
 the items seen in training) against held-out interactions, with the

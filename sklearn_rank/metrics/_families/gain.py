@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from .._definition import Metric, metric_function
-from .._engine.blocks import rowdot
+from .._engine.blocks import row_sums, rowdot
 from .._engine.columns import Gain, Scaled, rows_scaled
 from .._engine.ranking import in_trec_mode
 
@@ -98,11 +98,10 @@ def _discounted(rank, p, k, scaled: bool = False):
     if in_trec_mode(p) and p["discount"] == "log2" and p["log_base"] == 2:
         # trec_eval's sums: gain / log2(r + 1), added rank after rank
         log2 = _trec_log2(kk)
-        dcg = np.cumsum(rank.expected(col, kk) / log2, axis=1)[:, -1]
         ideal = rank.ideal(col)
         top = min(kk, ideal.shape[1])
-        idcg = np.cumsum(ideal[:, :top] / log2[:top], axis=1)[:, -1]
-        return dcg, idcg, ideal[:, 0] <= 0
+        return (_trec_sum(rank.expected(col, kk), log2), _trec_sum(ideal[:, :top], log2),
+                ideal[:, 0] <= 0)
     d = discount_vector(p["discount"], p["log_base"], kk, min(kk, int(rank.lengths.max())))
     if scaled:
         d = _unit_scaled(d)
@@ -110,6 +109,15 @@ def _discounted(rank, p, k, scaled: bool = False):
     ideal = rank.ideal(col)
     idcg = rowdot(ideal[:, :kk], d)
     return dcg, idcg, ideal[:, 0] <= 0
+
+
+def _trec_sum(gains: np.ndarray, log2: np.ndarray) -> np.ndarray:
+    """Each row's sum of ``gains / log2``, added rank after rank as trec_eval's
+    loop adds (adding a zero changes no sum, so only the nonzero gains are
+    visited: a ranking holds few relevant documents)."""
+    flat = np.flatnonzero(gains != 0)  # (a bool array: much faster)
+    rows, cols = np.divmod(flat, gains.shape[1])
+    return row_sums(rows, gains.ravel()[flat] / log2[cols], gains.shape[0])
 
 
 def _cg(rank, p, k):
