@@ -161,6 +161,37 @@ def _blocks(scores, n_users: int, items: np.ndarray, users: np.ndarray, batch: i
         yield start, block
 
 
+def _source(scores, users, items, n_users, pair_features):
+    """``(scores, number of users, item ids)``: a matrix as float64 (or CSR),
+    or a function or an estimator with what it needs checked."""
+    from scipy import sparse
+
+    if callable(scores) or hasattr(scores, "predict"):
+        if items is None:
+            raise ValueError("A scoring function or an estimator needs items= (the item ids "
+                             "it scores, in column order).")
+        if hasattr(scores, "predict") and pair_features is None:
+            raise ValueError("An estimator needs pair_features=: a function (user_ids, "
+                             "item_ids) -> X with one row per (user, item) pair.")
+        if users is None and n_users is None:
+            raise ValueError("A scoring function or an estimator needs users= or n_users=.")
+        count = len(users) if users is not None else int(n_users)
+        return scores, count, _ids(items, len(items), "items")
+    if sparse.issparse(scores):
+        scores = sparse.csr_matrix(scores)
+    else:
+        scores = np.asarray(scores)
+        if scores.ndim != 2:
+            raise ValueError(f"scores must be 2-D (users x items); got shape {scores.shape}.")
+        if scores.dtype.kind in "iu" and scores.size and (
+                int(scores.max()) > 2**53 or int(scores.min()) < -2**53):
+            raise ValueError("scores holds integers beyond 2**53, which float64 would round "
+                             "into ties; rank them first (e.g. scipy.stats.rankdata) or pass "
+                             "floats.")
+        scores = scores.astype(np.float64, copy=False)
+    return scores, scores.shape[0], _ids(items, scores.shape[1], "items")
+
+
 @validate_params({
     "scores": ["array-like", "sparse matrix", callable, HasMethods(("predict",))],
     "k": [Interval(Integral, 1, None, closed="left")],
@@ -230,34 +261,7 @@ def top_k(scores, *, k=10, users=None, items=None, exclude=None, n_users=None,
     """
     from scipy import sparse
 
-    model = callable(scores) or hasattr(scores, "predict")
-    if model:
-        if items is None:
-            raise ValueError("A scoring function or an estimator needs items= (the item ids "
-                             "it scores, in column order).")
-        if hasattr(scores, "predict") and pair_features is None:
-            raise ValueError("An estimator needs pair_features=: a function (user_ids, "
-                             "item_ids) -> X with one row per (user, item) pair.")
-        if users is None and n_users is None:
-            raise ValueError("A scoring function or an estimator needs users= or n_users=.")
-        count = len(users) if users is not None else int(n_users)
-        items = _ids(items, len(items), "items")
-    else:
-        if not sparse.issparse(scores):
-            scores = np.asarray(scores)
-            if scores.dtype.kind in "iu" and scores.size and (
-                    int(scores.max()) > 2**53 or int(scores.min()) < -2**53):
-                raise ValueError("scores holds integers beyond 2**53, which float64 would "
-                                 "round into ties; rank them first (e.g. scipy.stats.rankdata"
-                                 ") or pass floats.")
-            scores = scores.astype(np.float64, copy=False)
-            if scores.ndim != 2:
-                raise ValueError(f"scores must be 2-D (users x items); got shape "
-                                 f"{scores.shape}.")
-        else:
-            scores = sparse.csr_matrix(scores)
-        count = scores.shape[0]
-        items = _ids(items, scores.shape[1], "items")
+    scores, count, items = _source(scores, users, items, n_users, pair_features)
     users = _ids(users, count, "users")
     seen = _seen_matrix(exclude, users, items, user_col, item_col)
     rank_of_item = np.empty(items.shape[0], dtype=np.int64)
