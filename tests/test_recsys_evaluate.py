@@ -466,3 +466,41 @@ def test_a_baseline_frame_becomes_the_lists_serendipity_expects(fake_beyond):
     with pytest.raises(ValueError, match=r"metric_options names \['novelty'\]"):
         evaluate_recommendations(recs, test, train=train, metrics=["serendipity"],
                                  metric_options={"novelty": {}})
+
+
+def _brute_lists(recs, train, k):
+    """{user: [item, ...]}: each user's list as the loop of _brute makes it."""
+    seen = train.groupby("user")["item"].apply(set).to_dict()
+    out = {}
+    for user, rows in recs.groupby("user"):
+        ranked = sorted(zip(rows["item"], rows["score"], strict=True),
+                        key=lambda pair: (-pair[1], pair[0]))
+        out[user] = [i for i, _ in ranked if i not in seen.get(user, ())][:k]
+    return out
+
+
+def test_list_metrics_of_recsys_beyond_equal_a_loop_over_the_lists():
+    """The merged recsys._beyond on the lists evaluate_recommendations makes:
+    coverage, Gini, entropy and ARP written out in plain Python (the issue's
+    definitions) on the evaluated users' lists."""
+    recs, test, train = _data(seed=14)
+    ev = evaluate_recommendations(recs, test, train=train, k=5,
+                                  metrics=["catalog_coverage", "gini", "entropy", "arp"])
+    lists = _brute_lists(recs, train, 5)
+    evaluated = ev.qids.tolist()
+    listed = [i for u in evaluated for i in lists.get(u, [])]
+    catalog = sorted(set(train["item"]))
+    assert ev.system["catalog_coverage@5"] == pytest.approx(
+        len(set(listed) & set(catalog)) / len(catalog), rel=1e-12)
+    counts = sorted(listed.count(i) for i in catalog)
+    n = len(counts)
+    gini = sum((2 * (r + 1) - n - 1) * c for r, c in enumerate(counts)) / (n * sum(counts))
+    assert ev.system["gini@5"] == pytest.approx(gini, rel=1e-12)
+    shares = [listed.count(i) / len(listed) for i in set(listed)]
+    assert ev.system["entropy@5"] == pytest.approx(-sum(p * math.log2(p) for p in shares),
+                                                   rel=1e-12)
+    interactions = train["item"].value_counts().to_dict()
+    for row, user in enumerate(evaluated):
+        mine = lists.get(user, [])
+        want = np.mean([interactions.get(i, 0) for i in mine]) if mine else np.nan
+        assert ev.per_query["arp@5"][row] == pytest.approx(want, rel=1e-12, nan_ok=True)
