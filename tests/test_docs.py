@@ -124,7 +124,7 @@ def test_every_page_is_checked():
         "index.rst", "getting_started.rst", "user_guide/conventions.rst",
         "user_guide/tuning.rst", "user_guide/trec.rst", "user_guide/statistics.rst",
         "user_guide/faq.rst", "user_guide/custom_metrics.rst",
-        "user_guide/_recsys_sampled.rst"}
+        "user_guide/_recsys_sampled.rst", "user_guide/recommenders.rst"}
     # Python appears only as doctests, which the test below runs, and as the
     # files of FILE_PAGES; other blocks are shell commands (installing, building).
     python_blocks = [p.relative_to(DOCS).as_posix() for p in ALL_PAGES
