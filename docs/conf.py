@@ -31,8 +31,10 @@ extensions = [
 ]
 
 templates_path = ["_templates"]
+# user_guide/_*.rst are fragments other pages ``.. include::`` (not pages themselves)
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py",
-                    "auto_examples/*.zip", "auto_examples/*.md5", "auto_examples/*.json"]
+                    "auto_examples/*.zip", "auto_examples/*.md5", "auto_examples/*.json",
+                    "user_guide/_*.rst"]
 default_role = "literal"  # `x` in docstrings and pages is code, not a broken reference
 nitpicky = False
 toc_object_entries_show_parents = "hide"  # "fit()" in the page TOC, not "QueryRanker.fit()"

@@ -11,7 +11,8 @@ this script rewrites and nothing else. A row per registered metric (the
 registry's :data:`METRICS`, sorted by name, as :func:`get_metric_names` lists
 them): its spec (``name@k`` when it takes a cut-off), its aliases, its public
 function, the one line of its declaration (``Metric.summary``) and the options
-it takes beyond those every metric takes, with their defaults; a sentence after
+it takes beyond those every metric takes, with their defaults (and a shared
+option whose default is the metric's own, ``auc``'s ``empty='skip'``); a sentence after
 the table names the shared ones. A metric declared in the registry appears
 without further work; ``tests/test_metric_tables.py`` fails when a committed
 table differs from what this script writes.
@@ -69,10 +70,13 @@ def shared_options(metrics) -> list[str]:
     return [p for p in metrics[0].params if p in common]
 
 
-def _default(name: str) -> str:
-    """``name=default`` when the default is a plain literal, else the name."""
+def _default(name: str, metric=None) -> str:
+    """``name=default`` when the default (``metric``'s own, else the shared
+    one) is a plain literal, else the name."""
     param = PARAMS.get(name)
     value = getattr(param, "default", None)
+    own = dict(getattr(metric, "defaults", ()))
+    value = own.get(name, value)
     if value is None or not isinstance(value, (bool, int, float, str)):
         return name
     return f"{name}={value!r}"
@@ -86,7 +90,10 @@ def rows(metrics=None) -> list[Row]:
     for name in sorted(metrics):
         metric = metrics[name]
         cutoff = "k" in metric.params
-        options = tuple(_default(p) for p in metric.params if p != "k" and p not in shared)
+        # its own options, and the shared ones it gives a default of its own
+        own = dict(getattr(metric, "defaults", ()))
+        options = tuple(_default(p, metric) for p in metric.params
+                        if p != "k" and (p not in shared or p in own))
         table.append(Row(f"{name}@k" if cutoff else name, tuple(metric.aliases),
                          metric.function, metric.summary, options))
     return table

@@ -79,7 +79,7 @@ def at_k_families(specs, labels=None) -> list[tuple[str, list]]:
     points); two default families when no spec has a cut-off.
 
     ``labels`` maps ``str(spec)`` to the label the command line prints (see
-    ``_evaluate_cmd._labels``); a family is named after it: ``ndcg_cut@k`` for
+    ``sklearn_rank.cli._runs.result_labels``); a family is named after it: ``ndcg_cut@k`` for
     ``ndcg_cut_10``, ``ndcg(gain='linear', empty='one')@k`` for a spec printed
     canonically.
     """

@@ -55,6 +55,9 @@ METRIC_PARAMS = {
     "inst": {"depth", "target", "min_rel", "max_rel", "residual"} | _COMMON,
     "insq": {"depth", "target", "min_rel", "max_rel", "residual"} | _COMMON,
     "bpm": {"depth", "target", "min_rel", "max_rel", "residual"} | _COMMON,
+    # per-user ROC AUC (its mean: uAUC) and DIN's GAUC (weighted by rows)
+    "auc": _BINARY,
+    "gauc": _BINARY,
 }
 CWL = {"cwl_rbp", "sdcg", "nerr8", "nerr9", "nerr10", "nerr11", "inst", "insq", "bpm"}
 #: Orderings of tied documents the package enumerates at most for a C/W/L metric.
@@ -63,19 +66,25 @@ DEFAULTS = {"k": None, "gain": "exponential", "discount": "log2", "log_base": 2.
             "ties": "average", "empty": "zero", "convention": None, "threshold": 1.0,
             "capped": False, "max_grade": 4.0, "p": 0.8, "min_rel": 0.0, "max_rel": 4.0,
             "depth": 1000, "target": 1.0, "residual": False}
+#: A metric's own defaults: a user with one class has no AUC (left out of the mean).
+METRIC_DEFAULTS = {"auc": {"empty": "skip"}, "gauc": {"empty": "skip"}}
+#: Metrics whose mean weighs each query by its number of rows (times its weight).
+BY_IMPRESSIONS = {"gauc"}
 TIES = ("average", "stable", "pessimistic", "optimistic")
 EMPTY = ("zero", "one", "skip", "nan", "raise")
 GAINS = ("exponential", "linear")
 DISCOUNTS = ("log2", "classic")
 #: What each convention sets: for every metric ("*"), then per metric.
 CONVENTIONS = {
-    "sklearn": {"*": {"gain": "linear", "ties": "average", "empty": "zero"}},
+    "sklearn": {"*": {"gain": "linear", "ties": "average", "empty": "zero"},
+                "auc": {"empty": "raise"}, "gauc": {"empty": "raise"}},
     "lightgbm": {"*": {"gain": "exponential", "ties": "stable"},
                  "ndcg": {"empty": "one"}, "map": {"empty": "one", "capped": True}},
     "xgboost": {"*": {"gain": "exponential", "ties": "stable"},
                 "ndcg": {"empty": "one"}, "map": {"empty": "one", "capped": True},
                 "p": {"capped": True}},
-    "trec_eval": {"*": {"gain": "linear", "ties": "stable", "empty": "zero"}},
+    "trec_eval": {"*": {"gain": "linear", "ties": "stable", "empty": "zero"},
+                  "auc": {"empty": "skip"}, "gauc": {"empty": "skip"}},
 }
 GMAP_FLOOR = 1e-5
 # Gains or stop probabilities this large may be refused instead of computed
@@ -148,7 +157,7 @@ def resolve(name, explicit, options):
     """All options of a metric: explicit > evaluate's options > convention > default."""
     accepted = METRIC_PARAMS[name]
     convention = explicit.get("convention", options.get("convention"))
-    values = {p: DEFAULTS[p] for p in accepted}
+    values = {p: METRIC_DEFAULTS.get(name, {}).get(p, DEFAULTS[p]) for p in accepted}
     if convention is not None:
         preset = {**CONVENTIONS[convention].get("*", {}),
                   **CONVENTIONS[convention].get(name, {})}
@@ -433,10 +442,23 @@ def _cwl(name):
     return kernel
 
 
+def _auc(seq, k, q, p):
+    """The share of (relevant, non-relevant) pairs in which the relevant one
+    ranks first (the mean over orderings counts a tied pair 1/2)."""
+    above = wins = 0
+    for lab in seq:
+        if lab >= p["threshold"]:
+            above += 1
+        else:
+            wins += above
+    return Fraction(wins, q["R"] * (len(seq) - q["R"]))
+
+
 KERNELS = {"cg": _gain_sum, "dcg": _dcg, "ndcg": _ndcg, "p": _p, "recall": _recall,
            "f1": _f1, "hit_rate": _hit_rate, "r_precision": _r_precision, "map": _ap,
            "gmap": _ap, "mrr": _mrr, "err": _err, "bpref": _bpref, "rank_eff": _rank_eff,
-           "rbp": _rbp, "judged": _judged, **{name: _cwl(name) for name in CWL}}
+           "rbp": _rbp, "judged": _judged, **{name: _cwl(name) for name in CWL},
+           "auc": _auc, "gauc": _auc}
 GEOMETRIC = {"gmap"}
 
 
@@ -464,6 +486,8 @@ def _query_facts(name, p, k, rows, data_labels):
     if name in CWL and name != "cwl_rbp":
         return {}, not any(_cwl_gain(lab, p) > 0 for lab in labels)
     big_r = sum(1 for lab in labels if lab >= p["threshold"])
+    if name in ("auc", "gauc"):  # one class only: no AUC
+        return {"R": big_r}, big_r in (0, len(labels))
     return {"R": big_r}, big_r == 0
 
 
@@ -515,7 +539,8 @@ def _metric(name, k, explicit, options, all_queries, cache):
                         Fraction(0))
         values.append(value)
         empty.append(is_empty)
-        weights.append(Fraction(1) if weight is None else weight)
+        weight = Fraction(1) if weight is None else weight
+        weights.append(weight * len(rows) if name in BY_IMPRESSIONS else weight)
     return _finish(name, p["empty"], values, empty, weights, huge)
 
 

@@ -32,7 +32,7 @@ _LAYERS = [  # (name, module prefixes), bottom first; the longest matching prefi
     ("metrics", ("sklearn_rank.metrics", "sklearn_rank.stats", "sklearn_rank.datasets",
                  "sklearn_rank.model_selection", "sklearn_rank.estimators",
                  "sklearn_rank.inspection", "sklearn_rank.dask", "sklearn_rank._plots")),
-    ("trec", ("sklearn_rank.trec",)),
+    ("trec", ("sklearn_rank.trec", "sklearn_rank.recsys")),
     ("commands", ("sklearn_rank.cli", "sklearn_rank.__main__")),
 ]
 _MAX_COMPLEXITY = 15

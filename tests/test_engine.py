@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from sklearn_rank.metrics import evaluate, ndcg_score
 from sklearn_rank.metrics._engine import grouping as _grouping
 from sklearn_rank.metrics._engine import ranking as _block_ranking
-from sklearn_rank.metrics._engine.grouping import _factorize
+from sklearn_rank.metrics._engine.grouping import factorize
 from sklearn_rank.metrics._engine.grouping import group as _group
 from sklearn_rank.metrics._engine.inputs import prepare
 from sklearn_rank.metrics._engine.ranking import widths as _widths
@@ -131,7 +131,7 @@ def test_longer_or_wider_string_ids_are_hashed():
 def test_string_hash_collisions_fall_back_to_exact_grouping(monkeypatch):
     monkeypatch.setattr(_grouping, "_string_codes", lambda q: np.zeros(q.shape[0], np.uint64))
     q = np.array(["b", "a", "b", "c", "a"])
-    qids, codes = _factorize(q)
+    qids, codes = factorize(q)
     assert qids.tolist() == ["a", "b", "c"]
     assert codes.tolist() == [1, 0, 1, 2, 0]
     _check_grouping(q)

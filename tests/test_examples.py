@@ -18,6 +18,7 @@ EXPECTED = {  # a line each script must print: the score it computes (regular ex
     "pointwise_regressor.py": rf"^LGBMRanker \(lambdarank\) +NDCG@10 {SCORE} ± ",
     "position_bias.py": r"^IPW estimate of the gain from positions: [+-]\d\.\d{4} ± ",
     "qid_column_without_routing.py": rf"^DataFrame 'qid' column: .* NDCG@10 {SCORE}",
+    "recommenders.py": r"^NDCG@10 difference [+-]\d\.\d{4}, p = ",
     "significance_tests.py": r"^mean difference \+\d\.\d{4}, p = ",
     "trec_evaluation.py": rf"^map                   \tall\t{SCORE}",
     "xgboost_ranker.py": rf"^best parameters: .* score {SCORE}",

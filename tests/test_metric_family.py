@@ -66,6 +66,13 @@ def _rr(rel, k=None):
     return 0.0
 
 
+def _auc(rel):
+    """The share of (relevant, non-relevant) pairs ranked in that order (tie-free)."""
+    pos = np.flatnonzero(rel)
+    neg = np.flatnonzero(~rel)
+    return (pos[:, None] < neg[None, :]).mean() if pos.size and neg.size else np.nan
+
+
 def _err(labels, k=None, max_grade=4):
     """Chapelle et al. (2009), Algorithm 2, literally."""
     k = len(labels) if k is None else k
@@ -203,6 +210,9 @@ CASES = [
                                          ((i + 1) / (i + 2)) ** 2)),
     ("bpm(target=2, depth=8)", lambda lab: _cwl(_graded(lab), lambda i, g, t: float(t < 2),
                                                 8)),
+    # per query, AUC: one class only is empty (0/0 -> 0 here, as empty='zero')
+    ("auc(empty='zero')", lambda lab: _auc(lab >= 1)),
+    ("gauc(empty='zero', threshold=2)", lambda lab: _auc(lab >= 2)),
 ]
 
 
@@ -224,9 +234,11 @@ def test_equals_direct_definition(spec, direct, seed):
     if ev.metrics[0].name == "judged":  # never empty on flat rows: every row is judged
         assert ev.n_empty[spec] == 0
         return
-    # empty: no relevant document (for ERR: no positive label)
+    # empty: no relevant document (for ERR: no positive label; for AUC: one class)
     threshold = ev.metrics[0].resolve().get("threshold", 1e-12)
-    n_empty = sum(not (y[qid == q] >= threshold).any() for q in np.unique(qid))
+    one_class = (lambda rel: not rel.any() or rel.all()) if ev.metrics[0].name in (
+        "auc", "gauc") else (lambda rel: not rel.any())
+    n_empty = sum(one_class(y[qid == q] >= threshold) for q in np.unique(qid))
     assert ev.n_empty[spec] == n_empty > 0
 
 

@@ -194,6 +194,7 @@ def test_cli_evaluate_json(tmp_path, data, reference):
     assert list(doc["mean"]) == list(reference.mean)  # labelled as asked, canonically
     for key, values in reference.per_query.items():
         got = [doc["per_query"][key][str(qid)] for qid in reference.qids]
+        got = [np.nan if v is None else v for v in got]  # JSON's null: no value (auc)
         np.testing.assert_allclose(got, values, rtol=REL, atol=0, err_msg=key)
         assert doc["mean"][key] == pytest.approx(reference.mean[key], rel=REL), key
 

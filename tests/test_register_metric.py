@@ -38,7 +38,7 @@ from sklearn_rank.metrics import (
     make_ranking_scorer,
     register_metric,
 )
-from sklearn_rank.metrics._custom import MAX_ORDERS
+from sklearn_rank.metrics._custom_kernel import MAX_ORDERS
 from sklearn_rank.metrics._vocab import registry
 from sklearn_rank.trec import evaluate_run
 

@@ -526,11 +526,11 @@ def test_labels_are_distinct(files, capsys, measures, labels):
 
 def test_plot_families_have_distinct_labels():
     from sklearn_rank._plots import at_k_families
-    from sklearn_rank.cli._evaluate import _labels
+    from sklearn_rank.cli._runs import result_labels
     from sklearn_rank.metrics import parse_metric
 
     specs = [parse_metric("ndcg_cut.10"), parse_metric("ndcg(gain='linear', empty='one')@10")]
-    labels = _labels(specs, {"convention": "trec_eval", "threshold": 1.0})
+    labels = result_labels(specs, {"convention": "trec_eval", "threshold": 1.0})
     families = at_k_families(specs, labels)
     assert [label for label, _ in families] == ["ndcg_cut@k",
                                                "ndcg(gain='linear', empty='one')@k"]

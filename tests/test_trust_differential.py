@@ -53,6 +53,7 @@ def test_every_registered_metric_and_option_has_a_reference():
     for name in get_metric_names():
         assert name in naive.KERNELS, f"{name!r} has no reference in tests/_naive.py"
         assert set(METRICS[name].params) == naive.METRIC_PARAMS[name], name
+        assert dict(METRICS[name].defaults) == naive.METRIC_DEFAULTS.get(name, {}), name
     for option, param in PARAMS.items():
         assert option in OPTIONS, f"no strategy draws option {option!r}"
         assert naive.DEFAULTS[option] == param.default, option

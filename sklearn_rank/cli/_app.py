@@ -55,6 +55,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     from . import _evaluate as _evaluate_cmd
+    from . import _recs as _recs_cmd
     from . import _trec_eval as _trec_eval_cmd
     from . import _tune
 
@@ -69,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     _tune.add_parser(subparsers)
     _evaluate_cmd.add_parser(subparsers)
     _trec_eval_cmd.add_parser(subparsers)
+    _recs_cmd.add_parser(subparsers)
     return parser
 
 

@@ -1,7 +1,7 @@
 """The output formats of ``sklearn-rank evaluate``: a table, trec_eval's lines, JSON, CSV.
 
 Each takes the run names, their evaluations, the label of every result key
-(see ``_evaluate_cmd._labels``) and whether to print every query, and
+(see :func:`._runs.result_labels`) and whether to print every query, and
 returns the text. Ids are kept exactly (:data:`IDS_HELP`): the text holds
 an id that is not UTF-8 with lone surrogates, which ``_cli_support.write``
 writes as the id's bytes and JSON as ``\\udcXX`` escapes; and a query whose

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._utils.validation import HasMethods, validate_params
 from ..metrics import MetricSpec
-from ..metrics._engine.grouping import qid_array as _qid_array
+from ..metrics._engine.ids import qid_array as _qid_array
 from ..metrics._engine.inputs import prepare
 from ..metrics._evaluation import Evaluation
 from ..metrics._plan import PerQuery, Plan
@@ -27,6 +27,7 @@ def _partition(frame, *, plan, label, score, qid, weight, keys):
                                   None if weight is None else np.asarray(frame[weight])))
     columns = {"qid": part.qids,
                "weight": np.nan if part.weights is None else part.weights,
+               "length": part.lengths,
                "max_label": part.max_label}
     for i, key in enumerate(keys):
         columns[f"value{i}"] = part.values[key]
@@ -41,6 +42,7 @@ def _meta(qid_dtype, keys):
 
     columns = {"qid": pd.Series([], dtype=qid_dtype),
                "weight": pd.Series([], dtype="float64"),
+               "length": pd.Series([], dtype="int64"),
                "max_label": pd.Series([], dtype="float64")}
     for i in range(len(keys)):
         columns[f"value{i}"] = pd.Series([], dtype="float64")
@@ -133,5 +135,5 @@ def evaluate(ddf, *, label="label", score="score", qid="qid", weight=None,
                     {k: np.asarray(frame[f"value{i}"], dtype=np.float64)
                      for i, k in enumerate(keys)},
                     {k: np.asarray(frame[f"empty{i}"], dtype=bool) for i, k in enumerate(keys)},
-                    weights, max_label)
+                    weights, max_label, lengths=np.asarray(frame["length"], dtype=np.int64))
     return plan.finish([part] if len(frame) else [], where="the Dask DataFrame's partitions")

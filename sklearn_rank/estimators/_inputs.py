@@ -7,7 +7,7 @@ from sklearn.utils.validation import check_consistent_length, check_X_y
 
 from .._utils.compat import check_sample_weight, safe_indexing
 from .._utils.queries import length_hint, missing_qid_error
-from ..metrics._engine.grouping import group_rows
+from ..metrics._engine.ids import group_rows
 from ._inner import query_arguments
 from ._position import sort_within_queries
 

@@ -1,4 +1,11 @@
-"""QueryRanker: a per-row ``qid`` adapter for LightGBM, XGBoost, CatBoost and any regressor."""
+"""QueryRanker: a per-row ``qid`` adapter for LightGBM, XGBoost, CatBoost and any regressor.
+
+The interface is :class:`QueryRanker` (re-exported by :mod:`sklearn_rank.estimators`):
+the estimator's parameters, its query-id column, ``fit``, ``predict`` and ``score``. What it
+is built from lives beside it: :mod:`._fitted` forwards the inner model's fitted attributes,
+:mod:`._inner` gives each kind of inner model its arguments, :mod:`._inputs` checks the rows
+and sorts them by query, :mod:`._position` passes display positions.
+"""
 
 from __future__ import annotations
 

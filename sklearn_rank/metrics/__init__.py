@@ -11,6 +11,7 @@ from ._evaluate import evaluate
 from ._evaluation import Evaluation
 
 # The metric families register their metrics when imported.
+from ._families.auc import auc_score, gauc_score
 from ._families.average_precision import gmap_score, mean_average_precision_score
 from ._families.binary import (
     f1_at_k_score,
@@ -68,6 +69,8 @@ __all__ = [
     "bpm_score",
     "Evaluation",
     "MetricSpec",
+    "auc_score",
+    "gauc_score",
     "RankingScorer",
     "bpref_score",
     "cumulative_gain_score",

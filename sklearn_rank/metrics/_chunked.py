@@ -8,7 +8,7 @@ from numbers import Integral
 import numpy as np
 
 from .._utils.validation import validate_params
-from ._engine.grouping import qid_array
+from ._engine.ids import qid_array
 from ._engine.inputs import prepare
 from ._engine.qid import concatenate_ids, id_kind
 from ._evaluation import Evaluation

@@ -44,6 +44,8 @@ CAPABILITIES = {
     "graded": "labels are grades: gains or stop probabilities, labels >= 0",
     "judgments": "needs judged non-relevant documents (TREC: unjudged ones are skipped)",
     "cutoff": "takes a cut-off k",
+    "pairwise": ("compares relevant with non-relevant documents (AUC): a query with one "
+                 "class only is empty, and has no value by default"),
     "nonmonotone": ("moving a more relevant document up can lower the value, so "
                     "ties='pessimistic' / 'optimistic' order labels but are not bounds"),
 }
@@ -68,10 +70,16 @@ class Metric:
         ``kernel(ranking, options, k) -> (values, empty)``: one value per
         query of a block and the mask of the queries without relevant
         documents (for the ``empty`` policy).
-    aggregate : {"mean", "geometric"}
-        How per-query values are averaged.
+    aggregate : {"mean", "geometric", "impressions"}
+        How per-query values are averaged: their (weighted) mean, the
+        geometric mean of the floored values, or the mean weighted by each
+        query's number of rows (times its weight under ``sample_weight``).
     aliases : tuple of str
         Other names of the metric in specs.
+    defaults : mapping of str -> object
+        The metric's own defaults of some options, where the shared default
+        would give a wrong number (``auc``: ``empty='skip'``, a user with one
+        class has no AUC); stored as sorted ``(name, value)`` pairs.
     function : str or None
         The name of its public function (set by :func:`metric_function`).
     """
@@ -84,19 +92,27 @@ class Metric:
     aggregate: str = "mean"
     aliases: tuple[str, ...] = ()
     function: str | None = None
+    defaults: tuple = ()
 
     def __post_init__(self):
         object.__setattr__(self, "capabilities", frozenset(self.capabilities))
+        object.__setattr__(self, "defaults", tuple(sorted(dict(self.defaults).items())))
         problems = [f"unknown option {p!r}" for p in self.params if p not in PARAMS]
         problems += [f"unknown capability {c!r}" for c in self.capabilities
                      if c not in CAPABILITIES]
         for capability, option in (("cutoff", "k"), ("binary", "threshold")):
             if (capability in self.capabilities) != (option in self.params):
                 problems.append(f"capability {capability!r} goes with option {option!r}")
-        if self.aggregate not in ("mean", "geometric"):
+        if self.aggregate not in ("mean", "geometric", "impressions"):
             problems.append(f"unknown aggregate {self.aggregate!r}")
+        problems += [f"a default for {p!r}, an option it does not take"
+                     for p, _ in self.defaults if p not in self.params or p == "k"]
         if problems:
             raise TypeError(f"Metric {self.name!r}: {'; '.join(problems)}.")
+
+    def default(self, option: str):
+        """The default of ``option`` for this metric: its own, else the shared one."""
+        return dict(self.defaults).get(option, PARAMS[option].default)
 
 
 # -- the public function ---------------------------------------------------------------
@@ -132,6 +148,9 @@ _RETURNS = {
             "        :func:`evaluate`.",
     "geometric": "exp of the (weighted) mean over queries of log(max(value, 1e-5))\n"
                  "        (trec_eval's floor). Per-query values come from :func:`evaluate`.",
+    "impressions": "The mean over queries weighted by each query's number of rows (its\n"
+                   "        impressions; with ``sample_weight``, the sum of its rows' weights).\n"
+                   "        Per-query values come from :func:`evaluate`.",
 }
 _RAISES = """\
     Raises
@@ -148,7 +167,10 @@ _RAISES = """\
 def _sections(metric: Metric, signature: inspect.Signature) -> str:
     """The Parameters, Returns and Raises sections of a metric function."""
     labels = _LABELS["binary" if "binary" in metric.capabilities else "graded"]
-    entries = [_DATA[name][1].format(labels=labels) if name in _DATA else PARAMS[name].doc
+    own = dict(metric.defaults)
+    entries = [_DATA[name][1].format(labels=labels) if name in _DATA else
+               PARAMS[name].doc + (f"\n    For this metric the default is {own[name]!r}."
+                                   if name in own else "")
                for name in signature.parameters]
     parameters = "\n".join("    " + entry.replace("\n", "\n    ") for entry in entries)
     return (f"    Parameters\n    ----------\n{parameters}\n\n"
@@ -174,9 +196,9 @@ def _constraints(metric: Metric, signature: inspect.Signature) -> dict:
     constraints = {name: list(spec[0]) for name, spec in _DATA.items()}
     for name in options:
         default = signature.parameters[name].default
-        if default is not None and default != PARAMS[name].default:
+        if default is not None and default != metric.default(name):
             raise TypeError(f"The function of {metric.name!r} gives {name} the default "
-                            f"{default!r}, not None or {PARAMS[name].default!r}.")
+                            f"{default!r}, not None or {metric.default(name)!r}.")
         extra = [None] if default is None and None not in PARAMS[name].constraints else []
         constraints[name] = [*PARAMS[name].constraints, *extra]
     return constraints

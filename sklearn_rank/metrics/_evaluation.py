@@ -119,11 +119,17 @@ class Evaluation:
         with ``qids``; None when unweighted.
     metrics : tuple of MetricSpec
         The metrics, in the order they were asked for.
+    lengths : ndarray of shape (n_queries,) or None
+        Number of rows (documents) of each query, aligned with ``qids``: the
+        impressions that weigh ``gauc``'s mean. None when not known (an
+        evaluation of the trec_eval engine's measures only).
     """
 
-    def __init__(self, qids, per_query, mean, n_empty, weights, metrics, aliases=None):
+    def __init__(self, qids, per_query, mean, n_empty, weights, metrics, aliases=None, *,
+                 lengths=None):
         aliases = _aliases(metrics, per_query, aliases)
         self.qids = qids
+        self.lengths = lengths
         self.per_query = _SpecDict(per_query, aliases)
         self.mean = _SpecDict(mean, aliases)
         self.n_empty = _SpecDict(n_empty, aliases)
@@ -295,7 +301,8 @@ def with_engine(registry: Evaluation | None, qids, listed: list, engine: dict) -
                     spec, values, summary, empty = entry
                     yield spec.key, spec, values, summary, empty
 
-    return combined(qids, None if registry is None else registry.weights, entries(), aliases)
+    return combined(qids, None if registry is None else registry.weights, entries(), aliases,
+                    lengths=None if registry is None else registry.lengths)
 
 
 def entry_of(evaluation: Evaluation, key: str, spec) -> tuple:
@@ -304,13 +311,15 @@ def entry_of(evaluation: Evaluation, key: str, spec) -> tuple:
             evaluation.n_empty[key])
 
 
-def combined(qids, weights, entries, aliases=None) -> Evaluation:
+def combined(qids, weights, entries, aliases=None, *, lengths=None) -> Evaluation:
     """An evaluation of ``qids`` from ``(key, spec, values, mean, n_empty)``
     entries, in their order; a key met again keeps its first entry
-    (``aliases``: other texts of keys, see :class:`Evaluation`)."""
+    (``aliases``: other texts of keys, see :class:`Evaluation`; ``lengths``:
+    the queries' numbers of rows)."""
     per_query, mean, n_empty, metrics = {}, {}, {}, []
     for key, spec, values, summary, empty in entries:
         if key not in per_query:
             per_query[key], mean[key], n_empty[key] = values, summary, empty
             metrics.append(spec)
-    return Evaluation(qids, per_query, mean, n_empty, weights, metrics, aliases)
+    return Evaluation(qids, per_query, mean, n_empty, weights, metrics, aliases,
+                      lengths=lengths)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .._utils.queries import group_hint
-from ._engine.aggregate import summarize
+from ._engine.aggregate import summarize, summary_weights
 from ._engine.columns import checked_columns
 from ._engine.data import scalar
 from ._engine.qid import concatenate_ids
@@ -60,7 +60,9 @@ class PerQuery:
     The unit of chunked and distributed evaluation: parts computed on disjoint
     sets of queries are concatenated and finished once (:meth:`Plan.finish`).
     ``ordered`` tells that the ids are sorted and unique (one prepared data
-    set), so a single part needs no sort.
+    set), so a single part needs no sort. ``lengths`` holds each query's
+    number of rows (documents), the weights of a mean by impressions
+    (``gauc``).
     """
 
     qids: np.ndarray
@@ -69,6 +71,7 @@ class PerQuery:
     weights: np.ndarray | None
     max_label: float
     ordered: bool = False
+    lengths: np.ndarray | None = None
 
 
 class Plan:
@@ -164,7 +167,8 @@ class Plan:
                 _check_overflow(key, v, data)
         return PerQuery(data.qids, values,
                         {key: data.to_query_order(e) for key, e in empty.items()},
-                        data.weights, float(data.labels.max()), ordered=True)
+                        data.weights, float(data.labels.max()), ordered=True,
+                        lengths=data.to_query_order(data.lengths))
 
     def evaluate(self, data) -> Evaluation:
         """:meth:`finish` of the :meth:`per_query` values of ``data``."""
@@ -184,10 +188,11 @@ class Plan:
         per_query, means, n_empty = {}, {}, {}
         for entry in self.entries:
             key = entry.key
+            weights = summary_weights(entry.metric.aggregate, part.weights, part.lengths)
             per_query[key], means[key], n_empty[key] = _finish(
-                entry, part.values[key], part.empty[key], part.qids, part.weights)
+                entry, part.values[key], part.empty[key], part.qids, weights)
         return Evaluation(part.qids, per_query, means, n_empty, part.weights,
-                          [entry.spec for entry in self.entries])
+                          [entry.spec for entry in self.entries], lengths=part.lengths)
 
     def _warn_no_relevant(self, max_label: float) -> None:
         """Warn once per threshold that leaves no relevant document in any query."""
@@ -233,7 +238,10 @@ def _concatenate(parts: list[PerQuery], keys: list[str], where: str) -> PerQuery
         weights = np.concatenate([p.weights for p in parts])[order]
     values = {k: np.concatenate([p.values[k] for p in parts])[order] for k in keys}
     empty = {k: np.concatenate([p.empty[k] for p in parts])[order] for k in keys}
-    return PerQuery(qids, values, empty, weights, max(p.max_label for p in parts), True)
+    lengths = (None if any(p.lengths is None for p in parts)
+               else np.concatenate([p.lengths for p in parts])[order])
+    return PerQuery(qids, values, empty, weights, max(p.max_label for p in parts), True,
+                    lengths)
 
 
 def _sorted_ids(parts: list[PerQuery], where: str) -> tuple[np.ndarray, np.ndarray]:
@@ -274,10 +282,12 @@ def _finish(entry: Entry, values, empty, qids, weights):
     """Apply the empty-query policy and average over queries."""
     key, policy = entry.key, entry.options["empty"]
     n_empty = int(empty.sum())
+    what = ("have one class only (no relevant or no non-relevant document)"
+            if "pairwise" in entry.metric.capabilities else "have no relevant document")
     if n_empty:
         if policy == "raise":
             raise ValueError(
-                f"{key}: {n_empty} of {values.shape[0]} queries have no relevant document "
+                f"{key}: {n_empty} of {values.shape[0]} queries {what} "
                 f"(first: query {scalar(qids[empty][0])!r}) and "
                 "empty='raise'; choose empty='zero', 'one', 'skip' or 'nan' to score them."
             )
@@ -287,8 +297,7 @@ def _finish(entry: Entry, values, empty, qids, weights):
     counted = ~np.isnan(values)
     w = None if weights is None else weights[counted]
     if not (counted.any() if w is None else (w > 0).any()):
-        warn(f"{key} is undefined: no query is counted (all {n_empty} queries have no "
-             "relevant document and empty='skip', or their weights are zero); "
-             "returning NaN.", RuntimeWarning)
+        warn(f"{key} is undefined: no query is counted (all {n_empty} queries {what} "
+             "and empty='skip', or their weights are zero); returning NaN.", RuntimeWarning)
         return values, float("nan"), n_empty
     return values, summarize(values[counted], entry.metric.aggregate, w), n_empty

@@ -14,7 +14,7 @@ from sklearn.utils.metadata_routing import MetadataRequest
 from .._utils.compat import ScorerHooksMixin
 from .._utils.queries import frame_qid, missing_qid_error, routing_fix, routing_on
 from .._utils.validation import validate_params
-from ._engine.grouping import query_codes
+from ._engine.ids import query_codes
 from ._evaluate import evaluate
 from ._vocab.ir_measures import is_irm_object
 from ._vocab.registry import METRICS

@@ -11,7 +11,7 @@ from sklearn.utils import check_random_state
 
 from .._utils.compat import Interval, RealNotInt, validate_parameter_constraints
 from .._utils.queries import QID_COLUMN, has_qid_column, length_hint, missing_qid_error
-from ..metrics._engine.grouping import query_codes
+from ..metrics._engine.ids import query_codes
 
 __all__ = ["QueryKFold", "QueryShuffleSplit"]
 

@@ -159,7 +159,8 @@ def compare(evaluations: dict, *, baseline=None, metrics=None, test="randomizati
             paired = paired_on_scale(evaluations, name, baseline, metric, missing)
             means[name][metric] = paired.mean
             aggregates[metric] = paired.aggregate
-            weighted = weighted or paired.weighted
+            # (a mean by impressions, gauc's, is weighted whatever the evaluation)
+            weighted = weighted or (paired.weighted and paired.aggregate != "impressions")
             if name != baseline:
                 ci = bootstrap_ci(paired.x - paired.y, confidence=confidence,
                                   n_resamples=n_resamples, random_state=random_state)

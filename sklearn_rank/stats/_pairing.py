@@ -7,6 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._utils.validation import validate_params
+from ..metrics._engine.aggregate import summary_weights
 from ..metrics._evaluation import Evaluation
 from ._constraints import PAIRED
 
@@ -139,16 +140,19 @@ def _check_comparable(qa: np.ndarray, qb: np.ndarray) -> None:
 # ---------------------------------------------------------------- pairing
 
 
-def weights_of(evaluation: Evaluation, qids) -> np.ndarray | None:
+def weights_of(evaluation: Evaluation, qids, aggregate: str = "mean") -> np.ndarray | None:
     """The query weights of ``evaluation`` for the paired query ids ``qids``
     (from :func:`paired_values`), NaN for an id it does not hold (a query
-    paired under ``missing='zero'``); None when it is unweighted."""
-    if evaluation.weights is None:
+    paired under ``missing='zero'``); None when it is unweighted. Those of
+    the summary of a metric whose ``aggregate`` is given: a mean by
+    impressions (``gauc``) weighs each query by its rows (times its weight)."""
+    own = summary_weights(aggregate, evaluation.weights, evaluation.lengths)
+    if own is None:
         return None
     ids = np.asarray(qids)
     at, found, _, _ = _match(ids, np.asarray(evaluation.qids))
     weights = np.full(ids.shape[0], np.nan)
-    weights[at] = np.asarray(evaluation.weights, dtype=np.float64)[found]
+    weights[at] = np.asarray(own, dtype=np.float64)[found]
     return weights
 
 

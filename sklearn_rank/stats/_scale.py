@@ -71,7 +71,8 @@ def paired_on_scale(evaluations: dict, name: str, baseline: str, metric: str,
             f"evaluations[{baseline!r}] by its {other}; they are different metrics that "
             "print alike. Evaluate both systems with the same metric spec.")
     x, y, qids = paired_values(a, b, metric=metric, missing=missing)
-    weights = _common_weights(weights_of(a, qids), weights_of(b, qids), name, baseline)
+    weights = _common_weights(weights_of(a, qids, aggregate), weights_of(b, qids, aggregate),
+                              name, baseline)
     mean = summarize(x, aggregate, weights)
     baseline_mean = summarize(y, aggregate, weights)
     x, y = on_mean_scale(x, aggregate), on_mean_scale(y, aggregate)
@@ -136,6 +137,10 @@ def scale_note(metric: str, aggregate: str, weighted: bool, n: int | None) -> st
         return (f"{metric}: mean = the sum over {n} queries (its summary, as evaluate "
                 "prints it); the tests and d compare the per-query values; Δ and CI are of "
                 "the sum (n x the mean difference per query)")
+    if aggregate == "impressions":
+        return (f"{metric}: mean = the mean weighted by impressions (each query's number of "
+                "rows, times its sample weight); the tests, Δ, CI and d compare "
+                f"{quantity(aggregate, True)} per query, whose mean is that weighted mean")
     if weighted:
         return (f"{metric}: mean = the weighted mean (the query weights of sample_weight); "
                 f"the tests, Δ, CI and d compare {quantity(aggregate, weighted)} per query, "

@@ -1,8 +1,14 @@
-"""trec_eval-compatible evaluation of runs against relevance judgments.
+"""trec_eval-compatible evaluation of runs against relevance judgments: :func:`evaluate_run`.
 
-The run is joined to the qrels (:mod:`~sklearn_rank.trec._join`), ranked as trec_eval ranks it
-(:func:`trec_order`), and laid out query by query with the judged documents
-it missed (:func:`_trec_columns`); the metrics package computes the rest.
+Its interface is :func:`evaluate_run` (re-exported by :mod:`sklearn_rank.trec`),
+:data:`DEFAULT_MEASURES` (its default measures, the command line's too),
+:func:`in_trec_order` (whether a spec is ranked in trec_eval's tie order, which
+the command line's labels follow) and :func:`as_table` (a qrels or run argument
+as a table, also :func:`~sklearn_rank.trec.trec_eval`'s). Here the arguments are
+checked and read, the measures split between the trec_eval engine
+(:func:`~sklearn_rank.trec._trec_eval.specs.evaluate_engine`) and the registry's
+plan, which computes its metrics on the run's rankings laid out by
+:func:`~sklearn_rank.trec._ranked_rows.ranked_rows`.
 """
 
 from __future__ import annotations
@@ -12,9 +18,6 @@ from collections.abc import Iterable
 from dataclasses import replace
 from numbers import Real
 
-import numpy as np
-
-from .._utils.runs import runs_of as _runs_of
 from .._utils.validation import HasMethods, Interval, validate_params
 from ..metrics import MetricSpec
 from ..metrics._engine.data import ranked_data
@@ -26,14 +29,14 @@ from ..metrics._vocab.spec import listed_metrics, parse_specs
 from ..metrics._vocab.trec_eval_table import engine_item
 from ._frames import DataFrame, is_frame
 from ._io import read_qrels, read_run
-from ._join import match_rows, row_codes
+from ._ranked_rows import ranked_rows
 from ._subtopics import SubtopicQrels, as_subtopic_qrels
 from ._tables import Qrels, Run
-from ._trec_eval.rankings import trec_order
 from ._trec_eval.specs import evaluate_engine
 
-__all__ = ["evaluate_run", "in_trec_order"]
+__all__ = ["DEFAULT_MEASURES", "as_table", "evaluate_run", "in_trec_order"]
 
+#: The measures :func:`evaluate_run` and ``sklearn-rank evaluate`` compute by default.
 DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10", "recip_rank")
 
 
@@ -197,7 +200,7 @@ def evaluate_run(qrels, run, metrics=DEFAULT_MEASURES, *, relevance_level=1, com
     cache: dict = {}  # the join and the rankings, shared by the layouts
 
     def columns(only, layout):
-        return _trec_columns(qrels, run, complete, judged_only or only, layout, cache)
+        return ranked_rows(qrels, run, complete, judged_only or only, layout, cache)
 
     if not engine:
         return _evaluate(metrics, relevance_level, options, columns)
@@ -311,7 +314,7 @@ def _merged(parts: list, specs: list) -> Evaluation:
             part, metric = found[str(spec)]
             yield entry_of(part, str(spec), metric)
 
-    return combined(parts[0].qids, parts[0].weights, entries())
+    return combined(parts[0].qids, parts[0].weights, entries(), lengths=parts[0].lengths)
 
 
 def _point_to_trec_eval(metrics, error: ValueError) -> None:
@@ -331,145 +334,3 @@ def _point_to_trec_eval(metrics, error: ValueError) -> None:
                 f"{error} {name!r} is a trec_eval measure that evaluate_run does not "
                 f"compute: sklearn_rank.trec.trec_eval(qrels, run, [{name!r}]) gives every "
                 "trec_eval 10.0 measure, as the binary prints it.") from None
-
-
-def _trec_columns(qrels: Qrels, run: Run, complete: bool, judged_only: bool,
-                  layout=TREC_LAYOUT, cache: dict | None = None):
-    """The evaluated queries' rows, as ``ranked_data``'s arguments (labels,
-    lengths, qids, n_retrieved, judged): queries in code order, each with its
-    retrieved documents in trec_eval's rank order (or ``layout``'s), then the
-    judged ones it missed (in qrels order), and their scores (NaN: no rank)
-    and rows in the run. ``cache`` keeps the join and each ranking for the
-    next call (another layout)."""
-    cache = {} if cache is None else cache
-    if "join" not in cache:
-        vocabulary, q_run_code, r_run_code, q_code, r_code = row_codes(qrels, run)
-        evaluated = _evaluated(vocabulary.shape[0], q_run_code, r_run_code, complete)
-        match = match_rows(qrels, run, q_code, r_code, vocabulary.shape[0])
-        cache["join"] = vocabulary, r_run_code, q_code, r_code, evaluated, match
-    vocabulary, r_run_code, q_code, r_code, evaluated, match = cache["join"]
-    # A negative level counts as judged (at 0) before ranking only when -J drops
-    # the unjudged documents; otherwise the ranking is the same and it is set after.
-    before = judged_only and layout.negative_judged
-    key = (judged_only, layout.ties, before)
-    if key not in cache:
-        level = np.append(qrels.rel, -np.inf)[match]  # -inf: not judged (row len(qrels))
-        if before:
-            level = _judged_at_zero(level)
-        cache[key] = _ranked(run, r_code, r_run_code, level, evaluated, judged_only,
-                             layout.ties)
-    ranked_code, level, score, row, starts, lengths = cache[key]
-    if layout.negative_judged and not before:
-        level = _judged_at_zero(level)
-    # Judged documents the run did not retrieve: they count for the ideal
-    # ranking and the number of relevant documents, at no rank.
-    retrieved = np.zeros(len(qrels) + 1, dtype=bool)
-    retrieved[match] = True
-    missed = np.flatnonzero(~retrieved[:-1] & (qrels.rel >= 0) & evaluated[q_code])
-    labels, judged, scores, rows, counts, n_ret = _laid_out(
-        ranked_code, level, score, row, starts, lengths, q_code[missed], qrels.rel[missed],
-        evaluated)
-    return (labels, counts[evaluated], vocabulary[evaluated], n_ret[evaluated], judged, scores,
-            rows)
-
-
-def _judged_at_zero(level: np.ndarray) -> np.ndarray:
-    """``level`` with every negative level of a judged document (not -inf) at 0."""
-    return np.where(np.isneginf(level), level, np.maximum(level, 0.0))
-
-
-def _evaluated(n_codes: int, q_run_code: np.ndarray, r_run_code: np.ndarray,
-               complete: bool) -> np.ndarray:
-    """Which query codes are evaluated: those judged and (unless
-    ``complete``) retrieved; an error when there is none."""
-    evaluated = np.zeros(n_codes, dtype=bool)
-    evaluated[q_run_code] = True
-    if not complete:
-        in_run = np.zeros_like(evaluated)
-        in_run[r_run_code] = True
-        evaluated &= in_run
-    if not evaluated.any():
-        raise ValueError(
-            "No query has both results and relevance judgments (as trec_eval says); check "
-            "that the run and the qrels use the same query ids, or pass complete=True."
-        )
-    return evaluated
-
-
-def _ranked(run: Run, r_code: np.ndarray, r_run_code: np.ndarray, level: np.ndarray,
-            evaluated: np.ndarray, judged_only: bool, ties: str = "docno_desc"):
-    """The run rows to rank (those of evaluated queries; with
-    ``judged_only``, the judged ones) in trec_eval's order (ties as
-    :func:`trec_order`'s ``ties``): their query codes, levels (< 0:
-    unjudged), scores and rows in the run, and the starts and lengths of
-    their queries."""
-    starts, lengths = run.query_runs
-    docnos = run.docno_bytes
-    score, row = run.score, np.arange(run.score.shape[0])
-    if evaluated[r_run_code].all() and not (judged_only and (level < 0).any()):
-        docno_key = docnos.sort_key
-    else:
-        keep = np.repeat(evaluated[r_run_code], lengths)
-        if judged_only:
-            keep &= level >= 0
-        rows = np.flatnonzero(keep)
-        r_code, level, score, row = r_code[rows], level[rows], score[rows], rows
-        starts, lengths = _runs_of(r_code)
-
-        def docno_key(i):
-            return docnos.sort_key(rows[i])
-
-    # trec_eval 10.0 keeps scores as C doubles (9.0.8 and pytrec_eval: floats);
-    # equal doubles tie, and the tie goes by decreasing document id.
-    order, moved = trec_order(r_code, starts, score, docno_key, ties)
-    if moved is not None:
-        at, source = moved
-        level[at] = level[source]  # ties reordered within queries only: same scores
-        row = row.copy()
-        row[at] = row[source]
-    elif order is not None:
-        r_code, level, score, row = r_code[order], level[order], score[order], row[order]
-        starts, lengths = _runs_of(r_code)
-    return r_code, level, score, row, starts, lengths
-
-
-def _laid_out(r_code: np.ndarray, level: np.ndarray, score: np.ndarray, row: np.ndarray,
-              starts: np.ndarray, lengths: np.ndarray, missed_code: np.ndarray,
-              missed_level: np.ndarray, evaluated: np.ndarray):
-    """Labels, judged flags, scores and run rows of every query's rows,
-    queries in code order: its ranked rows (codes ``r_code``, levels
-    ``level``, scores ``score``, rows in the run ``row``, runs at ``starts``
-    of ``lengths``), then its missed judged documents (``missed_code``,
-    ``missed_level``; score NaN: no rank; rows after the run's); and every
-    query's number of rows and of retrieved documents."""
-    n_codes = evaluated.shape[0]
-    n_ret = np.zeros(n_codes, dtype=np.int64)
-    np.add.at(n_ret, r_code[starts], lengths)
-    counts = n_ret + np.bincount(missed_code, minlength=n_codes)
-    # A judged query with no document to hold (complete mode, nothing judged
-    # >= 0 and nothing retrieved): one unjudged placeholder scores it 0.
-    counts[evaluated & (counts == 0)] = 1
-    offset = np.cumsum(counts) - counts
-    at = np.repeat(offset[r_code[starts]] - starts, lengths)
-    at += np.arange(r_code.shape[0])
-    labels = np.zeros(int(counts.sum()))
-    judged = np.zeros_like(labels)
-    scores = np.full_like(labels, np.nan)
-    scores[at] = score
-    rows = np.arange(labels.shape[0]) + (int(row.max()) + 1 if row.shape[0] else 0)
-    rows[at] = row
-    judged[at] = level >= 0
-    labels[at] = np.maximum(level, 0.0)  # level may serve another layout
-    at = offset[missed_code] + n_ret[missed_code] + _within(missed_code)
-    labels[at] = missed_level
-    judged[at] = 1.0
-    return labels, judged, scores, rows, counts, n_ret
-
-
-def _within(codes: np.ndarray) -> np.ndarray:
-    """Position of every element among the elements with the same code (stable)."""
-    by = np.argsort(codes, kind="stable")
-    starts, lengths = _runs_of(codes[by])
-    out = np.empty_like(by)
-    out[by] = np.arange(by.shape[0]) - np.repeat(starts, lengths)
-    return out

@@ -16,14 +16,16 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["AGGREGATES", "GEOMETRIC_FLOOR", "aggregate_of", "evaluation_aggregate",
-           "on_mean_scale", "scaled_mean", "summarize"]
+           "on_mean_scale", "scaled_mean", "summarize", "summary_weights"]
 
 #: trec_eval's gm_map floor: a query with AP 0 counts as 1e-5 in the geometric mean.
 GEOMETRIC_FLOOR = 1e-5
 #: The summaries of per-query values: the (weighted) mean; the geometric mean
 #: of the floored values (``gmap``, trec_eval's ``gm_map`` and ``gm_bpref``);
-#: the sum over queries (trec_eval's counts: ``num_rel_ret``, ``num_q``, ...).
-AGGREGATES = ("mean", "geometric", "sum")
+#: the sum over queries (trec_eval's counts: ``num_rel_ret``, ``num_q``, ...);
+#: the mean weighted by each query's rows, its impressions (``gauc``: the
+#: weights come from :func:`summary_weights`).
+AGGREGATES = ("mean", "geometric", "sum", "impressions")
 _ENGINE = {"mean": "mean", "gmean": "geometric", "sum": "sum"}  # TrecMeasure.summary
 
 
@@ -53,6 +55,25 @@ def evaluation_aggregate(evaluation, metric: str) -> str:
     return "mean"
 
 
+def summary_weights(aggregate: str, weights: np.ndarray | None,
+                    lengths: np.ndarray | None) -> np.ndarray | None:
+    """The per-query weights of a metric's summary.
+
+    ``weights`` (the per-query weights of ``sample_weight``, None when
+    unweighted) for every aggregate but ``"impressions"``, whose query weight
+    is its number of rows ``lengths`` times its weight: the sum of its rows'
+    sample weights, since a query's weight is the mean of its rows'.
+    """
+    if aggregate != "impressions":
+        return weights
+    if lengths is None:
+        raise ValueError("A mean weighted by impressions needs each query's number of rows; "
+                         "this evaluation does not carry them (evaluate the metric with "
+                         "sklearn_rank.metrics.evaluate or evaluate_run).")
+    lengths = np.asarray(lengths, dtype=np.float64)
+    return lengths if weights is None else lengths * weights
+
+
 def on_mean_scale(values: np.ndarray, aggregate: str) -> np.ndarray:
     """The per-query values whose (weighted) mean gives the summary.
 
@@ -71,10 +92,11 @@ def summarize(values: np.ndarray, aggregate: str, weights: np.ndarray | None = N
     ----------
     values : ndarray of shape (n_queries,)
         Finite per-query values.
-    aggregate : {"mean", "geometric", "sum"}
+    aggregate : {"mean", "geometric", "sum", "impressions"}
         See :data:`AGGREGATES`.
     weights : ndarray of shape (n_queries,) or None
-        Per-query weights of a weighted mean (arithmetic or geometric).
+        Per-query weights of a weighted mean (arithmetic or geometric); for
+        ``"impressions"``, those of :func:`summary_weights`.
 
     Returns
     -------

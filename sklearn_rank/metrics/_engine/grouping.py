@@ -3,13 +3,16 @@ stable grouping sort otherwise (DESIGN §6).
 
 The interface is :func:`group`, which returns a :class:`Grouping`;
 :func:`group_reference` computes the same grouping with ``np.unique`` and a
-stable ``np.argsort`` and is what the fast path is tested against. The radix
-sort of codes, :func:`stable_code_sort`, has its reference beside it too
+stable ``np.argsort`` and is what the fast path is tested against.
+:func:`factorize` codes ids by their rank with the same machinery
+(a :class:`QueryCodes`). The radix sort of codes, :func:`stable_code_sort`
+(a :class:`SortedCodes`), has its reference beside it too
 (:func:`stable_code_sort_reference`).
 
-Ids are validated first (:mod:`~sklearn_rank.metrics._engine.qid`). Integer ids
-in a dense range are grouped with a presence table, short strings by their
-characters packed into one integer (exact), longer ones by a hash
+Ids come validated (:mod:`~sklearn_rank.metrics._engine.qid`; callers outside
+the engine's inputs take them through :mod:`~sklearn_rank.metrics._engine.ids`).
+Integer ids in a dense range are grouped with a presence table, short strings by
+their characters packed into one integer (exact), longer ones by a hash
 (:func:`sklearn_rank._utils.hashing.hash_words`, the hashing module shared with
 TREC evaluation) verified exactly, anything else by NumPy's sort.
 """
@@ -23,11 +26,10 @@ import numpy as np
 
 from ..._utils.hashing import dense_codes, hash_words, mix
 from ..._utils.runs import runs_at, runs_of
-from .qid import qid_values
 from .threads import n_threads, run_blocks
 
-__all__ = ["Grouping", "QueryCodes", "RowIds", "group", "group_reference", "group_rows",
-           "qid_array", "query_codes", "stable_code_sort", "stable_code_sort_reference"]
+__all__ = ["Grouping", "QueryCodes", "SortedCodes", "factorize", "group", "group_reference",
+           "stable_code_sort", "stable_code_sort_reference"]
 
 # Row chunk for whole-array passes over big inputs: temporaries stay small
 # (no fresh whole-array temporaries to fault in) and cache-friendly.
@@ -239,8 +241,23 @@ def _unique(v: np.ndarray):
         ) from None
 
 
-def _factorize(q: np.ndarray) -> QueryCodes:
-    """Sorted unique values of ``q`` and the code (rank) of every element."""
+class QueryCodes(NamedTuple):
+    """Query ids coded by their rank: what :func:`query_codes` returns."""
+
+    qids: np.ndarray
+    """The unique ids, sorted."""
+    codes: np.ndarray
+    """The position in :attr:`qids` of every row's id."""
+
+
+
+def factorize(q: np.ndarray) -> QueryCodes:
+    """Sorted unique values of ``q`` and the code (rank) of every element.
+
+    ``q`` holds validated ids
+    (:func:`~sklearn_rank.metrics._engine.qid.qid_values`); the values are
+    grouped as :func:`group` groups them (:func:`_segments`), not by ``np.unique``.
+    """
     by, bounds, rank, uniques = _segments(q)
     codes = np.empty(q.shape[0], dtype=np.intp)
     codes[by] = np.repeat(rank, np.diff(np.append(bounds, q.shape[0])))
@@ -425,56 +442,3 @@ def _runs_hold(q: np.ndarray, run_starts: np.ndarray) -> bool:
     heads = q[run_starts]
     return all(np.array_equal(np.repeat(heads, lengths)[part], q[part])
                for part in _chunks(q.shape[0])) if heads.shape[0] < q.shape[0] else True
-
-
-class RowIds:
-    """The query id of each row, looked up in the sorted ids when asked (for
-    messages) rather than copied out for every row."""
-
-    __slots__ = ("codes", "labels")
-
-    def __init__(self, codes: np.ndarray, labels: np.ndarray):
-        self.codes, self.labels = codes, labels
-
-    def __getitem__(self, row):
-        return self.labels[self.codes[row]]
-
-
-def qid_array(qid, name: str = "qid") -> np.ndarray:
-    """Validated query ids as an array of the ids themselves (see
-    :mod:`~sklearn_rank.metrics._engine.qid`).
-
-    Ids coded against their sorted values come back as Python objects: one
-    reference per row, never one fixed-width copy of a long id per row.
-    """
-    q, labels = qid_values(qid, name)
-    return q if labels is None else labels.astype(object)[q]
-
-
-class QueryCodes(NamedTuple):
-    """Query ids coded by their rank: what :func:`query_codes` returns."""
-
-    qids: np.ndarray
-    """The unique ids, sorted."""
-    codes: np.ndarray
-    """The position in :attr:`qids` of every row's id."""
-
-
-def query_codes(qid, name: str = "qid") -> QueryCodes:
-    """Validated query ids: the sorted unique ids and the code of every row."""
-    q, labels = qid_values(qid, name)
-    if q.shape[0] == 0:
-        raise ValueError(f"{name} is empty; pass one query id per row.")
-    if labels is not None:  # codes already are ranks among the sorted ids
-        return QueryCodes(labels, q)
-    return _factorize(q)
-
-
-def group_rows(qid, name: str = "qid") -> Grouping:
-    """Validated query ids grouped (:func:`group`): the stable row order that
-    makes queries contiguous (None if they are), and the first row and size
-    of each query in that order."""
-    q, _ = qid_values(qid, name)
-    if q.shape[0] == 0:
-        raise ValueError(f"{name} is empty; pass one query id per row.")
-    return group(q)

@@ -21,7 +21,8 @@ import numpy as np
 from ..._utils.queries import length_hint
 from ..._utils.validation import check_ordered
 from .data import Data, scalar, to_query_order
-from .grouping import Grouping, RowIds, group
+from .grouping import Grouping, group
+from .ids import RowIds
 from .qid import qid_values
 from .threads import n_threads, run_blocks
 

@@ -1,5 +1,10 @@
 """Query ids: what makes two rows one query (DESIGN §8).
 
+The interface is :func:`qid_values` (ids validated into a form NumPy groups
+exactly: the engine's inputs, :mod:`~sklearn_rank.metrics._engine.ids`, the
+datasets) and, for validated arrays joined later (chunked evaluation, the
+plan), :func:`id_kind` and :func:`concatenate_ids`, which keep that equality.
+
 Rows belong to one query exactly when their ids are equal as Python values of
 one type. Ids are validated here once, for every public entry that takes
 ``qid`` (the metrics, the splitters, ``QueryRanker``, chunked evaluation):

@@ -37,7 +37,10 @@ EMPTY = ("zero", "one", "skip", "nan", "raise")
 #: (explicit options still win). Only the metrics a peer implements get
 #: peer-specific rules; the others follow its tie order and gain.
 CONVENTIONS: dict[str, dict[str, dict[str, Any]]] = {
-    "sklearn": {"*": {"gain": "linear", "ties": "average", "empty": "zero"}},
+    # (a user with one class has no AUC: roc_auc_score raises, and trec_eval has
+    # no AUC whose empty rule could apply)
+    "sklearn": {"*": {"gain": "linear", "ties": "average", "empty": "zero"},
+                "auc": {"empty": "raise"}, "gauc": {"empty": "raise"}},
     "lightgbm": {
         "*": {"gain": "exponential", "ties": "stable"},
         "ndcg": {"empty": "one"},
@@ -52,7 +55,8 @@ CONVENTIONS: dict[str, dict[str, dict[str, Any]]] = {
     # Linear gain (trec_eval's default gains are the relevance levels), empty
     # queries 0. trec_eval breaks score ties by document id; arrays carry no
     # document ids, so here ties keep input order (evaluate_run sorts by id).
-    "trec_eval": {"*": {"gain": "linear", "ties": "stable", "empty": "zero"}},
+    "trec_eval": {"*": {"gain": "linear", "ties": "stable", "empty": "zero"},
+                  "auc": {"empty": "skip"}, "gauc": {"empty": "skip"}},
 }
 #: The fewest documents a query may have under a convention, per metric (the
 #: evaluation plan refuses a shorter one): scikit-learn's ndcg_score and

@@ -139,7 +139,7 @@ class MetricSpec:
         options = {k: v for k, v in (options or {}).items() if v is not None}
         explicit = dict(self.params)
         convention = explicit.get("convention", options.get("convention"))
-        values = {p: PARAMS[p].default for p in self.info.params if p != "k"}
+        values = {p: _default(self.info, p) for p in self.info.params if p != "k"}
         if convention is not None:
             values.update({p: v for p, v in convention_options(convention, self.name).items()
                            if p in values})
@@ -151,7 +151,7 @@ class MetricSpec:
     def _shown_options(self) -> tuple[list[str], bool]:
         """The options the canonical spelling writes, and whether it ends in '-'."""
         explicit = dict(self.params)
-        defaults = {p: PARAMS[p].default for p in self.info.params}
+        defaults = {p: _default(self.info, p) for p in self.info.params}
         if explicit.get("convention") is not None:
             defaults.update(convention_options(explicit["convention"], self.name))
         # Options some convention sets: written explicitly, they pin the meaning
@@ -190,6 +190,12 @@ class MetricSpec:
 MetricSpec.__module__ = "sklearn_rank.metrics"  # its public home (messages, pickles)
 
 
+def _default(metric, option: str):
+    """``metric``'s default of ``option``: its own (``Metric.defaults``; a
+    metric registered by :func:`register_metric` has none), else the shared one."""
+    return dict(getattr(metric, "defaults", ())).get(option, PARAMS[option].default)
+
+
 def build(name: str, options: dict[str, Any], caller: str) -> MetricSpec:
     """A validated spec; ``caller`` names the function or spec in error messages."""
     metric = lookup(name)
@@ -197,8 +203,10 @@ def build(name: str, options: dict[str, Any], caller: str) -> MetricSpec:
     unknown = [p for p in options if p not in metric.params]
     if unknown:
         bad = unknown[0]
+        cutoff = (" It takes no cut-off ('@k'): it is computed over each query's whole "
+                  "list." if bad == "k" else "")
         raise ValueError(
-            f"Metric {metric.name!r} has no parameter {shown(bad)}."
+            f"Metric {metric.name!r} has no parameter {shown(bad)}.{cutoff}"
             f"{group_hint(bad) or closest(bad, metric.params)} Its parameters: "
             f"{', '.join(metric.params)}."
         )
