@@ -273,3 +273,28 @@ if __name__ == "__main__":  # TREC_EVAL=/path/to/trec_eval python tests/test_tre
         sys.exit("set TREC_EVAL to a trec_eval 10.0 binary")
     with tempfile.TemporaryDirectory() as tmp:
         _pin(Path(tmp))
+
+
+@pytest.mark.parametrize("level", [-2, -1, 0, 2])
+def test_evaluate_run_with_trec_eval_names_is_the_drop_in_at_any_level(files, level):
+    """trec_eval's names through evaluate_run (and the command's default table)
+    give the drop-in's numbers under a negative -l too: the rows carry
+    trec_eval's relevance codes, so unjudged documents count as trec_eval's
+    loops count them."""
+    from sklearn_rank.trec import evaluate_run
+
+    measures = ["P.5", "recall.10", "map_cut.10", "Rprec", "recip_rank", "success.5",
+                "ndcg_cut.5", "set_P", "P.10", "num_rel_ret"]
+    qrels_path, run_path = map(str, files)
+    if level < 0:  # the judged query q9 the run lacks: trec_eval's dummy document (-c)
+        with pytest.raises(ValueError, match=r"lacks 1 judged queries \(first 'q9'\).*--format"):
+            evaluate_run(qrels_path, run_path, measures, relevance_level=level, complete=True)
+        qrels_path = str(files[0].with_name("qrels_without_q9"))
+        Path(qrels_path).write_text("".join(line for line in files[0].open()
+                                            if not line.startswith("q9 ")))
+    expected = trec_eval(qrels_path, run_path, measures, relevance_level=level, complete=True)
+    found = evaluate_run(qrels_path, run_path, measures, relevance_level=level, complete=True)
+    assert list(found.qids) == list(expected.qids)
+    for name in expected.per_query:
+        np.testing.assert_allclose(found.per_query[name], expected.per_query[name],
+                                   rtol=1e-12, atol=0, err_msg=name)
