@@ -87,6 +87,7 @@ PARAMS = [
     ["-m", "set_F.0.5,2"], ["-m", "set_F.2"], ["-m", "set_F.0"], ["-m", "ndcg.a=3"],
     ["-m", "rbp.0=2,1=3,2=4"], ["-m", "rbp.0=-1"],
     ["-m", "ndcg.2=2.2,1=2.5"], ["-m", "ndcg.-1=1"], ["-m", "G.1=0.5,2=0.7"],
+    ["-m", "dcg.1=3,2=9"], ["-m", "dcg.2=2.2,1=2.5"], ["-m", "dcg.-1=1", "-m", "dcg.0=1,1=-1"],
     ["-m", "Rndcg.0=1,1=0"], ["-m", "ndcg_rel.1=-1"], ["-m", "iprec_at_recall.0.333,0.334"],
     ["-m", "11pt_avg.0.9,0.1"], ["-m", "unj.1000,1"], ["-m", "success.1", "-m", "utility"],
     # errors: trec_eval refuses these, so must we (naming what it names)

@@ -56,6 +56,8 @@ CASES = {
                      "-1=1", "-2=4,0=0.5", "1=3,1=5", "a=3", "3=0,2=1", "1=3,2=9,4=4.5")},
     "ndcg.2=2.2,1=2.5 -J -M5 -l-1": ["-q", "-c", "-J", "-M5", "-l", "-1",
                                       "-mndcg.2=2.2,1=2.5"],
+    **{f"dcg.{pairs}": ["-q", "-c", "-mdcg", f"-mdcg.{pairs}"]
+       for pairs in ("1=3,2=9", "1=2.5,2=2.2", "0=1,1=-1", "-1=1", "-2=4,0=0.5", "a=3")},
 }
 
 
@@ -122,13 +124,18 @@ def test_drop_in_prints_the_binarys_bytes(files, key):
 
 
 def test_no_trec_engine_kernel_beside_a_registry_twin():
-    assert "set_F" not in KERNELS and "ndcg" not in KERNELS
+    from sklearn_rank.metrics._vocab.trec_eval_table import TWINS
+
+    assert not set(KERNELS) & set(TWINS)
+    assert {"set_F", "ndcg", "dcg"} <= set(TWINS)
     parsed = parse_measures(["set_F.0.5", "ndcg.2=2.2,a=1,1=3"])
     assert twin_specs("set_F", parsed["set_F"]) == [("set_F_0.5", "f1(beta=0.5)")]
     assert twin_specs("ndcg", parsed["ndcg"]) == [
         ("ndcg_2=2.2,a=1,1=3", "ndcg(gain='linear', gains='2=2.2,1=3.0')")]
     assert twin_specs("ndcg", parse_measures(["ndcg.a=3"])["ndcg"]) == [
         ("ndcg_a=3", "ndcg(gain='linear')")]
+    assert twin_specs("dcg", parse_measures(["dcg.1=3,2=9"])["dcg"]) == [
+        ("dcg_1=3,2=9", "dcg(gain='linear', gains='1=3.0,2=9.0')")]
 
 
 def _reference(qrels: dict, run: dict, level: int) -> dict:
@@ -255,26 +262,6 @@ def test_an_infinite_set_f_parameter_is_refused():
         trec_eval({"q": {"d": 1}}, {"q": {"d": 1.0}}, ["set_F.1e999"])
 
 
-def _pin(directory: Path) -> None:
-    qrels, run = _collection(26)
-    (directory / "qrels").write_text(qrels)
-    (directory / "run").write_text(run)
-    pinned = {key: _binary(directory / "qrels", directory / "run", flags)
-              for key, flags in CASES.items()}
-    PINNED.parent.mkdir(exist_ok=True)
-    text = json.dumps(pinned, separators=(",", ":")) + "\n"
-    PINNED.write_bytes(gzip.compress(text.encode(), mtime=0))
-
-
-if __name__ == "__main__":  # TREC_EVAL=/path/to/trec_eval python tests/test_trec_eval_kernels.py
-    import tempfile
-
-    if not TREC_EVAL:
-        sys.exit("set TREC_EVAL to a trec_eval 10.0 binary")
-    with tempfile.TemporaryDirectory() as tmp:
-        _pin(Path(tmp))
-
-
 @pytest.mark.parametrize("level", [-2, -1, 0, 2])
 def test_evaluate_run_with_trec_eval_names_is_the_drop_in_at_any_level(files, level):
     """trec_eval's names through evaluate_run (and the command's default table)
@@ -298,3 +285,24 @@ def test_evaluate_run_with_trec_eval_names_is_the_drop_in_at_any_level(files, le
     for name in expected.per_query:
         np.testing.assert_allclose(found.per_query[name], expected.per_query[name],
                                    rtol=1e-12, atol=0, err_msg=name)
+
+
+def _pin(directory: Path) -> None:
+    qrels, run = _collection(26)
+    (directory / "qrels").write_text(qrels)
+    (directory / "run").write_text(run)
+    pinned = {key: _binary(directory / "qrels", directory / "run", flags)
+              for key, flags in CASES.items()}
+    PINNED.parent.mkdir(exist_ok=True)
+    text = json.dumps(pinned, separators=(",", ":")) + "\n"
+    PINNED.write_bytes(gzip.compress(text.encode(), mtime=0))
+
+
+if __name__ == "__main__":  # TREC_EVAL=/path/to/trec_eval python tests/test_trec_eval_kernels.py
+    import tempfile
+
+    if not TREC_EVAL:
+        sys.exit("set TREC_EVAL to a trec_eval 10.0 binary")
+    with tempfile.TemporaryDirectory() as tmp:
+        _pin(Path(tmp))
+

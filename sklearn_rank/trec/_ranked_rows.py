@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils.runs import runs_of as _runs_of
+from ..metrics._families.trec_eval.ranked import NONPOOL, UNJUDGED
 from ..metrics._vocab.ir_measures import TREC_LAYOUT
 from ._join import match_rows, row_codes
 from ._tables import Qrels, Run
-from ..metrics._families.trec_eval.ranked import NONPOOL, UNJUDGED
 from ._trec_eval.rankings import trec_order
 
 __all__ = ["ranked_rows"]
@@ -28,11 +28,12 @@ __all__ = ["ranked_rows"]
 def ranked_rows(qrels: Qrels, run: Run, complete: bool, judged_only: bool,
                 layout=TREC_LAYOUT, cache: dict | None = None):
     """The evaluated queries' rows, as ``ranked_data``'s arguments (labels,
-    lengths, qids, n_retrieved, judged, scores, input_order, codes): queries in code order, each with its
-    retrieved documents in trec_eval's rank order (or ``layout``'s), then the
-    judged ones it missed (in qrels order), and their scores (NaN: no rank),
-    rows in the run and trec_eval's relevance codes (for a negative level). ``cache`` keeps the join and each ranking for the
-    next call (another layout)."""
+    lengths, qids, n_retrieved, judged, scores, input_order, codes): queries
+    in code order, each with its retrieved documents in trec_eval's rank
+    order (or ``layout``'s), then the judged ones it missed (in qrels order),
+    and their scores (NaN: no rank), rows in the run and trec_eval's
+    relevance codes (for a negative level). ``cache`` keeps the join and
+    each ranking for the next call (another layout)."""
     cache = {} if cache is None else cache
     if "join" not in cache:
         vocabulary, q_run_code, r_run_code, q_code, r_code = row_codes(qrels, run)

@@ -23,10 +23,10 @@ _DISCOUNTED = ("k", "gain", "discount", "log_base", "ties", "empty", "convention
 
 declare(Param("gains", None, (str, None), """\
 gains : str, default=None
-    Gain pairs ``'level=gain,...'`` (trec_eval's ``ndcg.1=0,2=3``): a
+    Gain pairs ``'level=gain,...'`` (trec_eval's ``ndcg.1=0,2=3``, ``dcg.1=0,2=3``): a
     document of a listed whole-number level has that gain (the first pair
     of a level wins), any other the gain of ``gain``. The ideal ranking
-    sorts the gains decreasingly; under ``convention='trec_eval'`` on
+    sorts the gains decreasingly (NDCG); under ``convention='trec_eval'`` on
     trec_eval's rankings (:func:`sklearn_rank.trec.evaluate_run`,
     :func:`sklearn_rank.trec.trec_eval`) it is trec_eval's: the pairs in
     the order given, then the query's other levels at their own value,
@@ -145,6 +145,12 @@ def _cg(rank, p, k):
 
 
 def _dcg(rank, p, k):
+    if p.get("gains") is not None and in_trec_mode(p):
+        from .trec_eval.gains import pair_dcg
+
+        # (every query has trec_eval's DCG: a pair may give unjudged documents a gain)
+        dcg = pair_dcg(gain_pairs(p["gains"]), k=k, **_trec_rows(rank))
+        return dcg, np.zeros(dcg.shape[0], dtype=bool)
     dcg, _, empty = _discounted(rank, p, k)
     return dcg, empty
 
@@ -154,6 +160,14 @@ def _trec_pair_ndcg(rank, p, k):
     block of its rankings: the retrieved rows' codes, the queries' level counts."""
     from .trec_eval.gains import pair_ndcg
 
+    value, idcg = pair_ndcg(gain_pairs(p["gains"]), k=k, **_trec_rows(rank))
+    return value, ~(idcg > 0)
+
+
+def _trec_rows(rank) -> dict:
+    """The arguments of trec_eval's gain-pair kernels for a block of its
+    rankings: the retrieved rows' codes in rank order (``rel``), their query
+    and rank, the number of queries and their level counts."""
     data, segments = rank.data, rank.segments
     n = rank.retrieved if rank.retrieved is not None else rank.lengths
     starts = data.starts[segments]
@@ -169,10 +183,8 @@ def _trec_pair_ndcg(rank, p, k):
         levels, top = (a[segments] for a in data.trec_levels)
     else:
         levels, top = _level_counts(data, segments)
-    value, idcg = pair_ndcg(gain_pairs(p["gains"]), rel=codes.astype(np.int64), query=query,
-                            position=position, nq=segments.shape[0], levels=levels, top=top,
-                            k=k)
-    return value, ~(idcg > 0)
+    return {"rel": codes.astype(np.int64), "query": query, "position": position,
+            "nq": segments.shape[0], "levels": levels, "top": top}
 
 
 def _level_counts(data, segments) -> tuple[np.ndarray, np.ndarray]:
@@ -233,12 +245,13 @@ def cumulative_gain_score(y_true, y_score, *, qid=None, k=None, gain=None, ties=
 
 DCG = Metric(
     "dcg", "discounted cumulative gain: sum of the top-k gains times their discounts",
-    params=_DISCOUNTED, capabilities={"graded", "cutoff"},
+    params=("k", "gain", "gains", "discount", "log_base", "ties", "empty", "convention"),
+    capabilities={"graded", "cutoff"},
     kernel=_dcg)
 
 
 @metric_function(DCG)
-def dcg_score(y_true, y_score, *, qid=None, k=None, gain=None, discount="log2",
+def dcg_score(y_true, y_score, *, qid=None, k=None, gain=None, gains=None, discount="log2",
               log_base=2, ties=None, empty=None, sample_weight=None,
               convention=None) -> float:
     """Discounted cumulative gain DCG@k, averaged over queries.

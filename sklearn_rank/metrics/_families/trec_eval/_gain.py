@@ -15,7 +15,7 @@ import numpy as np
 from ._measures import Context, log2_discount, where_div
 from .gains import GainSetup, ideal_dcg, within
 
-__all__ = ["dcg", "g_measure", "ideal_dcg_measure", "ndcg_rel", "rndcg", "rbp", "rbp_resid"]
+__all__ = ["g_measure", "ideal_dcg_measure", "ndcg_rel", "rndcg", "rbp", "rbp_resid"]
 
 
 def _seg_cumsum(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -51,11 +51,6 @@ def _setup(c: Context, params) -> GainSetup:
 
 def _pair_name(base, params):
     return base if params is None else f"{base}_{params.text}"
-
-
-def _dcg_terms(c, gains):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(gains != 0, gains / log2_discount(c.position), 0.0)
 
 
 class _Prefix:
@@ -235,11 +230,6 @@ def rbp_resid(c: Context, params):
                     minlength=c.nq)
     v = np.where(u > 0, powers[c.n] + (1 - p) * s, 0.0)
     return [(_pair_name("rbp_resid", params), v)]
-
-
-def dcg(c: Context, params):
-    setup = _setup(c, params)
-    return [(_pair_name("dcg", params), c.total(None, _dcg_terms(c, setup.row_gains())))]
 
 
 def ideal_dcg_measure(c: Context, params):

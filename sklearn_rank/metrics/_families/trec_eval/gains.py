@@ -21,7 +21,7 @@ import numpy as np
 
 from ._measures import log2_discount, where_div
 
-__all__ = ["GainSetup", "ideal_dcg", "pair_ndcg", "within"]
+__all__ = ["GainSetup", "ideal_dcg", "pair_dcg", "pair_ndcg", "within"]
 
 
 def _compare(a, b) -> int:
@@ -154,6 +154,25 @@ def ideal_dcg(setup: GainSetup) -> np.ndarray:
     return np.bincount(q, weights=g / log2_discount(pos), minlength=setup.nq)
 
 
+def pair_dcg(pairs, *, rel: np.ndarray, query: np.ndarray, position: np.ndarray, nq: int,
+             levels: np.ndarray, top: np.ndarray, k: int | None = None) -> np.ndarray:
+    """trec_eval's ``dcg`` with gain ``pairs`` (as :func:`pair_ndcg`'s arguments):
+    gain / log2(rank + 1) added over the nonzero gains rank after rank (over
+    the first ``k`` ranks when given)."""
+    setup = GainSetup(pairs, rel=rel, query=query, nq=nq, levels=levels, top=top)
+    return _pair_dcg(setup, query, position, nq, k)
+
+
+def _pair_dcg(setup: GainSetup, query, position, nq: int, k: int | None) -> np.ndarray:
+    g = setup.row_gains()
+    keep = g != 0
+    if k is not None:
+        keep &= position < k
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = g[keep] / log2_discount(position[keep])
+    return np.bincount(query[keep], weights=terms, minlength=nq)
+
+
 def pair_ndcg(pairs, *, rel: np.ndarray, query: np.ndarray, position: np.ndarray, nq: int,
               levels: np.ndarray, top: np.ndarray, k: int | None = None
               ) -> tuple[np.ndarray, np.ndarray]:
@@ -164,13 +183,7 @@ def pair_ndcg(pairs, *, rel: np.ndarray, query: np.ndarray, position: np.ndarray
     over the ideal ranking (both over the first ``k`` ranks when given), 0 where
     the ideal DCG is not > 0; and the ideal DCGs."""
     setup = GainSetup(pairs, rel=rel, query=query, nq=nq, levels=levels, top=top)
-    g = setup.row_gains()
-    keep = g != 0
-    if k is not None:
-        keep &= position < k
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = g[keep] / log2_discount(position[keep])
-    dcg = np.bincount(query[keep], weights=terms, minlength=nq)
+    dcg = _pair_dcg(setup, query, position, nq, k)
     ideal_g, ideal_q = setup.ideal
     ideal_pos = within(ideal_q, nq)
     if k is not None:

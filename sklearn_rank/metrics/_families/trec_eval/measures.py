@@ -40,7 +40,7 @@ KERNELS = {
     "num_ret": m.num_ret, "num_rel": m.num_rel, "num_rel_ret": m.num_rel_ret,
     "iprec_at_recall": m.iprec_at_recall, "relstring": st.relstring, "infAP": m.infap,
     "Rprec_mult": m.rprec_mult, "utility": st.utility, "11pt_avg": m.pt11_avg,
-    "binG": m.bin_g, "G": gain.g_measure, "dcg": gain.dcg,
+    "binG": m.bin_g, "G": gain.g_measure,
     "ideal_dcg": gain.ideal_dcg_measure, "ndcg_rel": gain.ndcg_rel, "Rndcg": gain.rndcg,
     "relative_P": m.relative_p, "set_relative_P": st.set_relative_p,
     "set_map": st.set_map,
@@ -115,11 +115,11 @@ def twin_specs(name: str, params) -> list[tuple[str, str]] | None:
         return [(name, template)]
     if name == "set_F":  # trec_eval reads the first value only
         return [(f"set_F_{params.text}", f"f1(beta={_literal(params.values[0])})")]
-    # ndcg's gain pairs: those of a whole-number level (trec_eval ignores the
-    # others), in the order given (its ideal ranking depends on it)
+    # ndcg's and dcg's gain pairs: those of a whole-number level (trec_eval
+    # ignores the others), in the order given (its ideal ranking depends on it)
     pairs = ",".join(f"{n.strip()}={v!r}" for n, v in params.pairs if _whole(n))
-    spec = f"ndcg(gain='linear', gains={pairs!r})" if pairs else template
-    return [(f"ndcg_{params.text}", spec)]
+    spec = f"{name}(gain='linear', gains={pairs!r})" if pairs else template
+    return [(f"{name}_{params.text}", spec)]
 
 
 def _whole(name: str) -> bool:
