@@ -13,7 +13,9 @@ __all__ = ["TESTS", "Comparison", "counted", "percent"]
 
 #: ``test=`` value -> its name in sentences and notes.
 TESTS = {"randomization": "paired randomization test", "ttest": "paired t-test",
-         "wilcoxon": "Wilcoxon signed-rank test"}
+         "wilcoxon": "Wilcoxon signed-rank test",
+         "tukey": "Tukey's HSD (two-way: system and query)",
+         "randomized_tukey": "randomized Tukey HSD (Carterette)"}
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ class Comparison:
         of the compared quantity.
     n_queries : int
     confidence, alpha : float
-    test : {'randomization', 'ttest', 'wilcoxon'}
+    test : {'randomization', 'ttest', 'wilcoxon', 'tukey', 'randomized_tukey'}
     aggregate : {'mean', 'geometric', 'sum'}
         The metric's summary.
     weighted : bool
