@@ -275,9 +275,9 @@ def _report_pair(report, system, baseline) -> tuple:
             raise ValueError(
                 f"This report compares {len(others)} systems"
                 f"{'' if report.baseline is None else f' with {report.baseline!r}'} "
-                f"({', '.join(map(repr, others))}); pass system=... to draw one of them, e.g. on Axes of their own: fig, axes "
-                f"= plt.subplots(1, {len(others)}); for ax, s in zip(axes, {others!r}): "
-                "report.plot(ax, system=s)")
+                f"({', '.join(map(repr, others))}); pass system=... to draw one of them, "
+                f"e.g. on Axes of their own: fig, axes = plt.subplots(1, {len(others)}); "
+                f"for ax, s in zip(axes, {others!r}): report.plot(ax, system=s)")
         system = others[0]
     elif system not in others:
         raise ValueError(f"system {system!r} is not a system compared with "
