@@ -292,3 +292,13 @@ def test_plots_of_many_systems(tmp_path):
     ax.figure.savefig(tmp_path / "means.png")
     with pytest.raises(ValueError, match=r"test='tukey' or test='randomized_tukey'"):
         compare(evs, n_resamples=100).plot_means()
+
+
+def test_tukey_labels_its_pvalues_and_corrects_only_over_metrics():
+    one = compare(_evaluations(metrics=("map",)), test="tukey")
+    assert one.correction is None  # nothing is left to correct over one metric
+    assert "p (Tukey)" in str(one).splitlines()[0]
+    assert one.comparisons[0].sentence(one.correction).count("(Tukey)") == 1
+    two = compare(_evaluations(), test="randomized_tukey", n_resamples=200)
+    assert two.correction == "holm" and "p (randomized Tukey, Holm)" in str(two)
+    assert "after Holm's correction over the metrics" in str(two)

@@ -71,8 +71,9 @@ default='randomization'
     correction : {'holm', 'bonferroni', 'fdr_bh'} or None, default='holm'
         Correction of the p-values for the number of comparisons (pairs of
         systems x metrics; for Tukey's tests, whose p-values already cover the
-        pairs of systems, each pair's p-values over the metrics, which changes
-        nothing with one metric), by statsmodels' names: Holm's
+        pairs of systems, each pair's p-values over the metrics; with one
+        metric there is nothing left to correct, and the report says None),
+        by statsmodels' names: Holm's
         step-down and Bonferroni's control the family-wise error rate (the
         chance of any false "beats"); ``'fdr_bh'``, Benjamini-Hochberg
         (:func:`scipy.stats.false_discovery_control`, SciPy's ``method='bh'``),
@@ -204,6 +205,8 @@ default='randomization'
                               n_resamples=n_resamples, random_state=random_state)
             rows.append(_row(metric, name, base, paired, ci, run_test))
             differences[metric][name if single else (name, base)] = paired.x - paired.y
+    if test in TUKEY_TESTS and len(metrics) == 1:
+        correction = None  # Tukey's p-values already cover the pairs; one metric: no more
     adjusted = _adjusted(rows, correction, test)
     comparisons = [Comparison(**row, pvalue_corrected=float(pa), significant=bool(pa < alpha),
                               confidence=confidence, alpha=alpha, test=test)

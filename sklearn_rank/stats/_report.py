@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from .._utils.text import counted, p_text, percent
-from ._comparison import TESTS
-from ._corrections import label
+from ._comparison import TESTS, p_label
 from ._escape import latex_cell, latex_comment, latex_pvalue, latex_row, markdown_cell
 from ._scale import scale_note
 
@@ -95,7 +94,7 @@ class Report:
                            f"{c.effect_size:+.2f}"]
 
     def _header(self) -> list[str]:
-        name = label(self.correction)
+        name = p_label(self.test, self.correction)
         against = ["Δ"] if self.baseline is None else [f"Δ vs {self.baseline}"]
         return ["metric", "system", *(["vs"] if self.baseline is None else []), "mean",
                 *against, f"{percent(self.confidence)} CI", f"p ({name})" if name else "p",
