@@ -146,11 +146,14 @@ def tukey_hsd(values: dict, *, paired: bool = True) -> TukeyResult:
     mse = float((residual ** 2).sum() / df)
     scale = math.sqrt(mse / n)
     diff = means[:, None] - means[None, :]
+    pvalue = np.ones((k, k))
+    i, j = np.triu_indices(k, 1)  # each pair once: the distribution's integral is slow
     if scale == 0:
-        pvalue = np.where(np.abs(diff) > 0, 0.0, 1.0)
+        pvalue[i, j] = np.where(np.abs(diff[i, j]) > 0, 0.0, 1.0)
     else:
-        pvalue = np.minimum(stats.studentized_range.sf(np.abs(diff) / scale, k, df), 1.0)
-    np.fill_diagonal(pvalue, 1.0)
+        pvalue[i, j] = np.minimum(stats.studentized_range.sf(np.abs(diff[i, j]) / scale, k,
+                                                             df), 1.0)
+    pvalue[j, i] = pvalue[i, j]
 
     def critical(confidence: float) -> float:
         return float(stats.studentized_range.ppf(confidence, k, df) * scale)
@@ -191,7 +194,10 @@ def randomized_tukey_hsd(values: dict, *, n_resamples: int = 10000,
     -----
     The Monte Carlo p-value is (1 + resamples with range >= |difference|) /
     (1 + n_resamples), as :func:`randomization_test`'s. Memory is a few
-    million values at a time; time grows as n_resamples x n x k log k.
+    million values at a time; time grows as n_resamples x n x k: about 0.04 s
+    a resample with 300,000 queries and 5 systems on one core, so at that
+    scale pass fewer resamples (1,000 resolve p-values down to about 0.001)
+    or use :func:`tukey_hsd`.
 
     References
     ----------
@@ -251,12 +257,17 @@ def _random_ranges(x: np.ndarray, n_resamples: int, random_state) -> np.ndarray:
     """The range of the means under ``n_resamples`` random within-query permutations."""
     n, k = x.shape
     rng = np.random.default_rng(random_state)
+    perms = np.array(list(permutations(range(k))), dtype=np.intp)  # (k!, k)
+    flat = np.ascontiguousarray(x).ravel()
+    starts = (np.arange(n, dtype=np.intp) * k)[None, :, None]  # query q's row in flat
     out = np.empty(n_resamples)
     step = max(1, _BATCH_ELEMENTS // (n * k))
     for lo in range(0, n_resamples, step):
         b = min(step, n_resamples - lo)
-        order = np.argsort(rng.random((b, n, k)), axis=2)
-        means = np.take_along_axis(np.broadcast_to(x, (b, n, k)), order, axis=2).mean(axis=1)
+        # one uniformly random permutation per (resample, query): an index into perms
+        at = perms[rng.integers(0, perms.shape[0], size=(b, n))]  # (b, n, k)
+        at += starts
+        means = flat[at].mean(axis=1)
         out[lo:lo + b] = means.max(axis=1) - means.min(axis=1)
     return out
 
