@@ -327,3 +327,15 @@ def test_randomized_tukey_family_wise_error_rate_under_the_null():
         result = randomized_tukey_hsd(values, n_resamples=199, random_state=i)
         hits.append(bool((result.pvalue < 0.05).any()))
     assert 0.025 <= np.mean(hits) <= 0.085, np.mean(hits)
+
+
+def test_tukey_pvalues_do_not_depend_on_the_baselines():
+    evs = _evaluations(metrics=("map",))
+    every = compare(evs, test="tukey", n_resamples=100)
+    for baseline in ("S2", ["S3", "S1"]):
+        report = compare(evs, test="tukey", baseline=baseline, n_resamples=100)
+        np.testing.assert_allclose(report.tukey["map"].pvalue, every.tukey["map"].pvalue,
+                                   rtol=1e-12)
+        for c in report.comparisons:
+            i, j = int(c.system[1]), int(c.baseline[1])
+            assert c.pvalue == pytest.approx(every.tukey["map"].pvalue[i, j], rel=1e-12)

@@ -188,25 +188,26 @@ default='randomization'
     baselines = list(dict.fromkeys(base for _, base in pairs))
     single = len(baselines) == 1  # one baseline (or two systems): keyed by system
     for metric in metrics:
-        for name in names:
-            paired = paired_on_scale(evaluations, name, reference, metric, missing)
+        # each system paired with the reference: its summary, and reused below
+        with_reference = {name: paired_on_scale(evaluations, name, reference, metric, missing)
+                          for name in names}
+        for name, paired in with_reference.items():
             means[name][metric] = paired.mean
             aggregates[metric] = paired.aggregate
-            # (a mean by impressions, gauc's, is weighted whatever the evaluation)
-            weighted = weighted or (paired.weighted and paired.aggregate != "impressions")
+        weighted = weighted or _weighted(with_reference)
         run_test = _test(test, n_resamples, random_state)
         if test in TUKEY_TESTS:
-            tukeys[metric] = _tukey(evaluations, names, metric, missing, test, n_resamples,
-                                    random_state)
+            tukeys[metric] = _tukey(evaluations, with_reference, reference, metric, missing,
+                                    test, n_resamples, random_state)
             run_test = _tukey_pvalue(tukeys[metric])
         for name, base in pairs:
-            paired = paired_on_scale(evaluations, name, base, metric, missing)
+            paired = with_reference[name] if base == reference else paired_on_scale(
+                evaluations, name, base, metric, missing)
             ci = bootstrap_ci(paired.x - paired.y, confidence=confidence,
                               n_resamples=n_resamples, random_state=random_state)
             rows.append(_row(metric, name, base, paired, ci, run_test))
             differences[metric][name if single else (name, base)] = paired.x - paired.y
-    if test in TUKEY_TESTS and len(metrics) == 1:
-        correction = None  # Tukey's p-values already cover the pairs; one metric: no more
+    correction = _correction(correction, test, metrics)
     adjusted = _adjusted(rows, correction, test)
     comparisons = [Comparison(**row, pvalue_corrected=float(pa), significant=bool(pa < alpha),
                               confidence=confidence, alpha=alpha, test=test)
@@ -214,6 +215,18 @@ default='randomization'
     return Report(means, comparisons, baselines[0] if single else None, test, correction,
                   alpha, confidence, aggregates, weighted, differences, baselines=baselines,
                   tukey=tukeys)
+
+
+def _correction(correction, test: str, metrics: list):
+    """The correction the report makes: none for Tukey's tests on one metric (their
+    p-values already cover the pairs of systems: nothing is left to correct)."""
+    return None if test in TUKEY_TESTS and len(metrics) == 1 else correction
+
+
+def _weighted(with_reference: dict) -> bool:
+    """Whether the evaluations weigh their queries (a mean by impressions, gauc's,
+    is weighted whatever the evaluation: not counted)."""
+    return any(p.weighted and p.aggregate != "impressions" for p in with_reference.values())
 
 
 def _test(test: str, n_resamples: int, random_state):
@@ -224,13 +237,14 @@ def _test(test: str, n_resamples: int, random_state):
     return {"ttest": paired_ttest, "wilcoxon": wilcoxon_test}.get(test)
 
 
-def _tukey(evaluations, names, metric, missing, test, n_resamples, random_state):
+def _tukey(evaluations, with_reference, reference, metric, missing, test, n_resamples,
+           random_state):
     """Tukey's HSD (or its randomized form) of every system on ``metric``, on the
-    compared scale, over the queries every system answers."""
-    reference = names[0]
-    values, queries = {}, None
-    for name in names:
-        x, _, qids = paired_values(evaluations[name], evaluations[reference], metric=metric,
+    compared scale (``with_reference``: each system paired with ``reference``),
+    over the queries every system answers."""
+    queries = None
+    for name in with_reference:
+        _, _, qids = paired_values(evaluations[name], evaluations[reference], metric=metric,
                                    missing=missing)
         qids = qids.tolist()
         if queries is not None and qids != queries:
@@ -240,7 +254,7 @@ def _tukey(evaluations, names, metric, missing, test, n_resamples, random_state)
                 "queries than the other systems are. Evaluate every system on the same "
                 "queries, or use a pairwise test (test='randomization').")
         queries = qids
-        values[name] = paired_on_scale(evaluations, name, reference, metric, missing).x
+    values = {name: paired.x for name, paired in with_reference.items()}
     if test == "tukey":
         return tukey_hsd(values)
     return randomized_tukey_hsd(values, n_resamples=n_resamples, random_state=random_state)
