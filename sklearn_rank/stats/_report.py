@@ -221,7 +221,8 @@ class Report:
         HSD at level ``confidence``; each mean is drawn with the interval
         mean -+ HSD / 2, so two systems' intervals are disjoint exactly when
         their difference exceeds HSD: when the test calls it significant
-        (before any correction over several metrics). The systems are sorted
+        (before any correction over several metrics; for the randomized test,
+        up to the resolution of its resamples). The systems are sorted
         by mean, the best on top; those that differ significantly from the
         best are drawn in grey. Needs matplotlib.
 

@@ -192,7 +192,7 @@ def randomized_tukey_hsd(values: dict, *, n_resamples: int = 10000,
 
     Notes
     -----
-    The Monte Carlo p-value is (1 + resamples with range >= |difference|) /
+    The Monte Carlo p-value is (1 + resamples with range >= abs(difference)) /
     (1 + n_resamples), as :func:`randomization_test`'s. Memory is a few
     million values at a time; time grows as n_resamples x n x k: about 0.04 s
     a resample with 300,000 queries and 5 systems on one core, so at that
