@@ -7,6 +7,7 @@ from ._cv import CVComparison, compare_cv_candidates, corrected_resampled_ttest
 from ._pairing import paired_values
 from ._report import Report
 from ._tests import RandomizationResult, paired_ttest, randomization_test, wilcoxon_test
+from ._tukey import TukeyResult, randomized_tukey_hsd, tukey_hsd
 
 __all__ = [
     "BootstrapResult",
@@ -14,6 +15,7 @@ __all__ = [
     "Comparison",
     "RandomizationResult",
     "Report",
+    "TukeyResult",
     "bootstrap_ci",
     "compare",
     "compare_cv_candidates",
@@ -21,5 +23,7 @@ __all__ = [
     "paired_ttest",
     "paired_values",
     "randomization_test",
+    "randomized_tukey_hsd",
+    "tukey_hsd",
     "wilcoxon_test",
 ]
