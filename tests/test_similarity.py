@@ -198,6 +198,22 @@ def test_tau_ap_equals_its_definition(seed):
     assert tau_ap(a, b) == pytest.approx(_tau_ap_brute(a, b), rel=1e-12)
 
 
+def test_tau_ap_counts_the_same_on_long_rankings():
+    """Beyond 2048 shared items the counts come from a Fenwick tree: the same
+    numbers as the n x n comparison."""
+    from sklearn_rank.trec import _similarity
+
+    rng = np.random.default_rng(0)
+    values = rng.permutation(3000).astype(np.float64)
+    dense = np.tril(values[None, :] < values[:, None], -1).sum(axis=1)
+    assert _similarity._smaller_before(values).tolist() == dense.tolist()
+    b = [int(x) for x in rng.permutation(3000)]
+    position_in_b = np.argsort(b)  # a = 0, 1, ..., 2999: item i's place in b
+    correct = np.tril(position_in_b[None, :] < position_in_b[:, None], -1).sum(axis=1)
+    expected = 2 / 2999 * np.sum(correct[1:] / np.arange(1, 3000)) - 1
+    assert tau_ap(list(range(3000)), b) == pytest.approx(expected, rel=1e-12, abs=1e-15)
+
+
 def test_tau_ap_weighs_the_top():
     """Yilmaz et al.'s point: a swap at the top costs more than one at the bottom."""
     assert tau_ap([1, 2, 3], [2, 1, 3]) == pytest.approx(0.0, abs=1e-15)

@@ -57,9 +57,35 @@ def _tau_ap(a_groups, b_groups) -> float:
     if n < 2:
         raise _too_few(n, "tau_AP")
     # C(i): items above position i in a that b also ranks above a's i-th item
-    above = rb[None, :] < rb[:, None]
-    correct = np.tril(above, -1).sum(axis=1)[1:]
+    correct = _smaller_before(rb)[1:]
     return float(2.0 / (n - 1) * np.sum(correct / np.arange(1, n)) - 1.0)
+
+
+#: Up to this many shared items, tau_AP's counts come from an n x n comparison
+#: (4 MiB of booleans); beyond, from a Fenwick tree in O(n log n).
+_DENSE_TAU_AP = 2048
+
+
+def _smaller_before(values: np.ndarray) -> np.ndarray:
+    """For each position i, how many earlier values are smaller than values[i]
+    (the values are distinct)."""
+    n = values.shape[0]
+    if n <= _DENSE_TAU_AP:
+        return np.tril(values[None, :] < values[:, None], -1).sum(axis=1)
+    ranks = np.argsort(np.argsort(values, kind="stable"), kind="stable") + 1
+    tree = [0] * (n + 1)
+    out = np.empty(n, dtype=np.int64)
+    for i, r in enumerate(ranks.tolist()):
+        count, k = 0, r - 1
+        while k > 0:
+            count += tree[k]
+            k -= k & -k
+        out[i] = count
+        k = r
+        while k <= n:
+            tree[k] += 1
+            k += k & -k
+    return out
 
 
 def _prefix(groups, k: int) -> set:
