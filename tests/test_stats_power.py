@@ -182,3 +182,23 @@ def test_bad_input_is_refused_naming_the_argument(call, match):
 def test_a_list_of_non_evaluations_is_refused():
     with pytest.raises(TypeError, match="list of Evaluation"):
         topic_set_size([[0.1, 0.2]], delta=0.1)
+
+
+def test_compare_report_gives_the_detectable_difference_of_what_is_not_significant():
+    from sklearn_rank.stats import compare
+
+    rng = np.random.default_rng(1)
+    qid = np.repeat(np.arange(40), 8)
+    y = rng.integers(0, 3, qid.shape[0])
+    systems = {name: evaluate(y, y + rng.normal(0, noise, y.shape), qid=qid,
+                              metrics=["ndcg", "ap"])
+               for name, noise in {"A": 1.5, "B": 1.45, "C": 0.3}.items()}
+    report = compare(systems, baseline="A", random_state=0, n_resamples=200)
+    text = str(report)
+    for c in report.comparisons:
+        d = report.differences[c.metric][c.system]
+        mdd = minimum_detectable_difference(n=d.shape[0], variance=float(np.var(d, ddof=1)))
+        line = (f"{c.system} vs A on {c.metric}: these {d.shape[0]} queries detect a true "
+                f"difference of {mdd:.4f} with 80% power")
+        assert (line in text) == (not c.significant)
+    assert {c.significant for c in report.comparisons} == {True, False}

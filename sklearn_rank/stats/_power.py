@@ -14,8 +14,8 @@ from ._constraints import LEVEL, SEED
 from ._pairing import metric_of
 from ._tests import BATCH_ELEMENTS
 
-__all__ = ["difference_variance", "minimum_detectable_difference", "paired_ttest_power",
-           "topic_set_size"]
+__all__ = ["detectable_line", "difference_variance", "minimum_detectable_difference",
+           "paired_ttest_power", "topic_set_size"]
 
 #: The largest number of queries the searches consider (beyond it: an error).
 _MAX_QUERIES = 10**9
@@ -403,3 +403,24 @@ def minimum_detectable_difference(evaluations=None, *, n=None, alpha=0.05, power
     effect = brentq(gap, 0.0, high, xtol=1e-14, rtol=1e-14)
     return float(effect * math.sqrt(sigma2))
 
+
+
+def detectable_line(comparison, differences) -> str | None:
+    """The line of :func:`compare`'s report under a difference that is not
+    significant: the smallest true difference its queries detect with 80%
+    power (the paired t-test at the comparison's alpha), on the scale of the
+    comparison's difference; None without per-query differences that vary."""
+    if differences is None:
+        return None
+    d = np.asarray(differences, dtype=np.float64)
+    variance = float(np.var(d, ddof=1)) if d.shape[0] >= 2 else 0.0
+    if not variance > 0:
+        return None
+    mdd = minimum_detectable_difference(n=d.shape[0], variance=variance,
+                                        alpha=comparison.alpha)
+    if comparison.aggregate == "sum":  # a difference of sums: n times that of the means
+        mdd *= d.shape[0]
+    return (f"{comparison.system} vs {comparison.baseline} on {comparison.metric}: these "
+            f"{d.shape[0]} queries detect a true difference of {mdd:.4f} with 80% power "
+            f"(a single paired t-test at alpha = {comparison.alpha:g}); a smaller one may be "
+            "real")
