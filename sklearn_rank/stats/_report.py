@@ -5,6 +5,7 @@ from __future__ import annotations
 from .._utils.text import counted, p_text, percent
 from ._comparison import TESTS, p_label
 from ._escape import latex_cell, latex_comment, latex_pvalue, latex_row, markdown_cell
+from ._power import detectable_line
 from ._scale import scale_note
 
 __all__ = ["Report"]
@@ -141,7 +142,10 @@ class Report:
                   for r in rows]
         lines += ["", self._note(), *self._scale_notes(), ""]
         lines += [c.sentence(self.correction) for c in self.comparisons]
-        return "\n".join(lines)
+        detectable = [line for c in self.comparisons if not c.significant
+                      and (line := detectable_line(
+                          c, self.differences.get(c.metric, {}).get(c.system)))]
+        return "\n".join(lines + (["", *detectable] if detectable else []))
 
     def relabel(self, names: dict) -> Report:
         """A copy with metrics renamed (e.g. to trec_eval's names); others kept."""
