@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 from sklearn_rank.datasets import load_sample_trec
-from sklearn_rank.fusion import METHODS, NORMS, fuse, fuse_cv, fuse_scores, weight_grid
+from sklearn_rank.fusion import fuse, fuse_cv, fuse_scores, weight_grid
+from sklearn_rank.fusion._methods import METHODS, NORMS
 from sklearn_rank.model_selection import QueryKFold
 from sklearn_rank.trec import Run, evaluate_run, read_qrels
 

@@ -9,6 +9,5 @@ any metric, and compares the fused run with the best single run.
 
 from ._cv import FusionCV, fuse_cv, weight_grid
 from ._fuse import fuse, fuse_scores
-from ._methods import METHODS, NORMS
 
-__all__ = ["METHODS", "NORMS", "FusionCV", "fuse", "fuse_cv", "fuse_scores", "weight_grid"]
+__all__ = ["FusionCV", "fuse", "fuse_cv", "fuse_scores", "weight_grid"]
