@@ -291,3 +291,17 @@ def test_fuse_cv_bad_arguments(kwargs, match):
     sample = load_sample_trec()
     with pytest.raises(ValueError, match=match):
         fuse_cv(sample.runs, sample.qrels, **kwargs)
+
+
+def test_ids_of_very_different_lengths_are_fused_like_short_ones():
+    """A very long id makes a run's ids an object array; mixed with the short ids of
+    another run (a str array), the pairs still match by their text."""
+    long = "d" * 100_000  # padded to its length, the 200 rows would take 20 MB: kept aside
+    short = {f"d{i:02d}": float(i) for i in range(200)}
+    runs = {"a": {"q1": {long: 99.0, **short}, "q2": {"d01": 1.0}},
+            "b": {"q1": {"d02": 5.0, long: 4.0, "d07": 0.5}, "q2": {"d03": 2.0, "d01": 1.5}}}
+    assert Run.from_dict(runs["a"]).docno.dtype == object
+    assert Run.from_dict(runs["b"]).docno.dtype != object
+    for method in ("rrf", "mnz"):
+        expected = _naive_fuse(runs, method, "min-max", [1.0, 1.0], 60)
+        _assert_close(_as_dict(fuse(runs, method)), expected)
