@@ -305,3 +305,12 @@ def test_ids_of_very_different_lengths_are_fused_like_short_ones():
     for method in ("rrf", "mnz"):
         expected = _naive_fuse(runs, method, "min-max", [1.0, 1.0], 60)
         _assert_close(_as_dict(fuse(runs, method)), expected)
+
+
+def test_ids_that_are_not_utf8_are_kept_exactly():
+    a = Run([b"q\xff", b"q\xff", b"q1"], [b"d\xfe", b"d1", b"d1"], [2.0, 1.0, 1.0], name="a")
+    b = Run([b"q\xff", b"q1"], [b"d1", b"d\xfe"], [3.0, 1.0], name="b")
+    fused = fuse([a, b], "sum", norm=None)
+    assert set(zip(fused.qid_bytes.items(), fused.docno_bytes.items(), fused.score.tolist(),
+                   strict=True)) == {(b"q1", b"d1", 1.0), (b"q1", b"d\xfe", 1.0),
+                                     (b"q\xff", b"d1", 4.0), (b"q\xff", b"d\xfe", 2.0)}

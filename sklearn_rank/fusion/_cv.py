@@ -205,7 +205,8 @@ def fuse_cv(runs, qrels, metric: str = "ndcg@10", *, method: str = "wsum",
 def _result(stack, qrels, metric, grid, chosen, final, fold_weights, options, qids, name):
     judged_position = {q: i for i, q in enumerate(map(str, qids))}
     pair_candidate = np.array([chosen[judged_position[q]] if q in judged_position else -1
-                               for q in stack.qids])[stack.query]
+                               for q in map(stack.qid_text, range(len(stack.qids)))]
+                              )[stack.query]
     values = np.zeros(len(stack.query))
     for candidate in np.unique(chosen):
         rows = pair_candidate == candidate

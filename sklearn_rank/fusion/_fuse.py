@@ -64,7 +64,7 @@ def fused_values(stack: Stack, method: str = "rrf", *, norm: str | None = "min-m
         try:
             values[present, j] = normalized(norm, scores, query, rank)
         except NormError as error:
-            qid = str(stack.qids[query[Groups.of(query).starts[error.group]]])
+            qid = stack.qid_text(query[Groups.of(query).starts[error.group]])
             raise ValueError(
                 f"norm={error.norm!r} divides by the largest score of a query, which must be "
                 f"> 0: run {name!r} has {error.value!r} for query {qid!r}; use "

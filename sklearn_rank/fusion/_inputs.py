@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..trec import Run, read_run
+from ..trec._column import ID_ERRORS, IdColumn
 from ..trec._evaluate import as_table
 from ..trec._frames import is_frame
 
@@ -33,10 +34,11 @@ class Stack:
         Each run's name (its tag, or its key in the mapping that gave it).
     query : ndarray of int of shape (n_pairs,)
         Each pair's query, as a position in ``qids``; pairs are ordered by query.
-    qids : ndarray of str
-        The distinct query ids, sorted.
+    qids : ndarray
+        The distinct query ids, sorted: bytes for tables, the values of ``qid=`` for
+        flat rows.
     docno : ndarray or None
-        Each pair's document id (tables), None for flat rows.
+        Each pair's document id as bytes (tables), None for flat rows.
     tiebreak : ndarray of int of shape (n_pairs,)
         Among equal scores of a query, the larger ranks first: trec_eval's order
         (decreasing document id) for tables, the order of the rows for flat rows.
@@ -53,6 +55,12 @@ class Stack:
     tiebreak: np.ndarray
     scores: np.ndarray
     rows: np.ndarray | None = None
+
+    def qid_text(self, i: int) -> str:
+        """The id of query ``i`` (a position in :attr:`qids`) as text: tables' ids are
+        bytes, decoded as :class:`~sklearn_rank.trec.Run` decodes them."""
+        qid = self.qids[i]
+        return qid.decode("utf-8", ID_ERRORS) if isinstance(qid, bytes) else str(qid)
 
 
 def _named(runs) -> list[tuple[str | None, object]]:
@@ -106,11 +114,22 @@ def _unique_names(names: list[str]) -> list[str]:
     return out
 
 
+def _id_bytes(column: IdColumn) -> np.ndarray:
+    """A table's ids as bytes, which order them as trec_eval does (``strcmp``): a
+    fixed-width array, sorted in C, or for a column with a few very long ids an object
+    array of ``bytes`` (each id is padded to the longest in a fixed-width array)."""
+    if not len(column):
+        return np.empty(0, dtype="S1")
+    if column.compact:
+        return column.fixed()
+    ids = np.empty(len(column), dtype=object)
+    ids[:] = column.items()
+    return ids
+
+
 def _stacked_tables(tables: list[tuple[str, Run]]) -> Stack:
-    # fixed-width str arrays sort in C (object arrays, for ids of very different lengths,
-    # compare Python strings: several times slower)
-    qid_text = np.concatenate([t.qid for _, t in tables])
-    doc_text = np.concatenate([t.docno for _, t in tables])
+    qid_text = np.concatenate([_id_bytes(t.qid_bytes) for _, t in tables])
+    doc_text = np.concatenate([_id_bytes(t.docno_bytes) for _, t in tables])
     qids, q_code = np.unique(qid_text, return_inverse=True)
     docnos, d_code = np.unique(doc_text, return_inverse=True)
     pair = q_code.astype(np.int64) * len(docnos) + d_code  # < 2**63: ids are distinct strings
