@@ -28,10 +28,46 @@ from ._inputs import Stack, stacked
 __all__ = ["FusionCV", "fuse_cv", "weight_grid"]
 
 
-def weight_grid(n_runs: int, step: float) -> np.ndarray:
-    """Every weight vector of ``n_runs`` multiples of ``step`` that sum to 1 (ranx's
-    ``optimize_fusion`` grid), in lexicographic order, largest first weight first."""
-    units = round(1 / step)
+def _units(step: float) -> int:
+    units = 1 / step
+    if abs(units - round(units)) > 1e-9:
+        raise ValueError(f"step={step!r} must divide 1 into a whole number of parts "
+                         "(0.1, 0.05, 0.25, ...).")
+    return round(units)
+
+
+@validate_params({
+    "n_runs": [Interval(Integral, 1, None, closed="left")],
+    "step": [Interval(Real, 0, 1, closed="right")],
+})
+def weight_grid(n_runs: int, step: float = 0.1) -> np.ndarray:
+    """The candidate weights of :func:`fuse_cv`: every vector of ``n_runs`` multiples of
+    ``step`` that sum to 1 (ranx's ``optimize_fusion`` grid).
+
+    Parameters
+    ----------
+    n_runs : int
+        The number of runs.
+    step : float, default=0.1
+        The spacing; ``1 / step`` must be a whole number.
+
+    Returns
+    -------
+    ndarray of shape (n_candidates, n_runs)
+        ``C(1/step + n_runs - 1, n_runs - 1)`` rows, in decreasing lexicographic order
+        (the first run's weight 1 first).
+
+    Examples
+    --------
+    >>> from sklearn_rank.fusion import weight_grid
+    >>> weight_grid(2, 0.25)
+    array([[1.  , 0.  ],
+           [0.75, 0.25],
+           [0.5 , 0.5 ],
+           [0.25, 0.75],
+           [0.  , 1.  ]])
+    """
+    units = _units(step)
     # stars and bars: the cut points of `units` items into `n_runs` parts
     rows = []
     for cuts in combinations(range(units + n_runs - 1), n_runs - 1):
@@ -175,10 +211,7 @@ def fuse_cv(runs, qrels, metric: str = "ndcg@10", *, method: str = "wsum",
     >>> round(sum(result.weights.values()), 12)
     1.0
     """
-    units = 1 / step
-    if abs(units - round(units)) > 1e-9:
-        raise ValueError(f"step={step!r} must divide 1 into a whole number of parts "
-                         "(0.1, 0.05, 0.25, ...).")
+    _units(step)
     stack = stacked(runs)
     qrels = as_table(qrels, Qrels, read_qrels, "qrels")
     grid = weight_grid(len(stack.names), step)
