@@ -215,7 +215,7 @@ def test_the_package_imports_and_runs_without_docstrings(optimize, tmp_path):
     code = (
         "import sklearn_rank.metrics as m, sklearn_rank.trec, sklearn_rank.stats, "
         "sklearn_rank.dask, sklearn_rank.estimators, sklearn_rank.model_selection, "
-        "sklearn_rank.datasets, sklearn_rank.inspection\n"
+        "sklearn_rank.datasets, sklearn_rank.inspection, sklearn_rank.fusion\n"
         "assert m.ndcg_score.__doc__ is None\n"
         "print(round(m.ndcg_score([[3, 2, 1]], [[1, 2, 3]], k=2), 6))\n"
         "print(m.make_ranking_scorer('ndcg@10'))\n")

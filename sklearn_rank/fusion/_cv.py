@@ -5,6 +5,9 @@ on the other queries: each candidate weight vector is evaluated once on every qu
 each fold picks, among the candidates, the best mean over its training queries; its test
 queries are fused with those weights. The out-of-fold fused run is then an honest
 estimate, comparable with the single runs by :func:`~sklearn_rank.stats.compare`.
+
+Its interface: :func:`fuse_cv`, its result :class:`FusionCV` and the candidate grid
+:func:`weight_grid`.
 """
 
 from __future__ import annotations

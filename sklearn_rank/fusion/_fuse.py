@@ -1,5 +1,9 @@
 """Fusion of runs: :func:`fuse` (tables in, a :class:`~sklearn_rank.trec.Run` out) and
-:func:`fuse_scores` (several models' scores of the same rows in, fused scores out)."""
+:func:`fuse_scores` (several models' scores of the same rows in, fused scores out).
+
+Both are thin: :func:`fused_values` computes the fused score of each pair of a
+:class:`~sklearn_rank.fusion._inputs.Stack`; :func:`~sklearn_rank.fusion.fuse_cv` calls it
+for every candidate weight vector."""
 
 from __future__ import annotations
 

@@ -6,6 +6,8 @@ flat rows: arrays of scores of the same rows, with their query ids in ``qid=`` (
 models' predictions on one test set). Either way they become a :class:`Stack`: one row
 per (query, document) pair that any run retrieves, one column per run, ``NaN`` where a
 run did not retrieve the document.
+
+Its interface: :func:`stacked` (the runs to a :class:`Stack`) and :class:`Stack`.
 """
 
 from __future__ import annotations

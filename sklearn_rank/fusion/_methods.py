@@ -5,6 +5,11 @@ fusion method combines, for each retrieved (query, document) pair, the runs' nor
 scores, or ranks (:data:`METHODS`). Every definition is ranx's (``ranx.fuse``, whose
 names are used); where ranx leaves a case to its data structures, the choice made here
 is written beside the definition.
+
+Its interface: :func:`ranks` (1-based ranks per query in trec_eval's tie order),
+:func:`norm_name` and :func:`normalized` (a normalisation by name, and applied),
+:func:`method_of` (a :class:`FusionMethod` by name), :class:`Groups` (the runs of rows of
+one query) and :class:`NormError` (a normalisation undefined for a query).
 """
 
 from __future__ import annotations
