@@ -133,7 +133,8 @@ class RandomizationResult:
     pvalue : float
         Two-sided p-value.
     n_resamples : int
-        Sign assignments drawn (or all 2**n of them when ``exact``).
+        Sign assignments drawn (or all 2**m of them when ``exact``, m the
+        number of nonzero differences).
     exact : bool
         Whether every sign assignment was enumerated.
     method : {'exact', 'monte carlo', 'normal'}
@@ -165,8 +166,11 @@ def randomization_test(a, b, *, metric=None, missing="raise", n_resamples=10000,
     a, b, metric, missing
         As for :func:`paired_values`.
     n_resamples : int, default=10000
-        Random sign assignments. With n queries and 2**n <= n_resamples every
-        assignment is enumerated and the p-value is exact.
+        Random sign assignments. With m nonzero differences and
+        2**m <= n_resamples every assignment of their signs is enumerated and
+        the p-value is exact (a zero difference is the same under either
+        sign, so queries where the systems tie are left out of the draws:
+        the same distribution).
     random_state : int, numpy Generator or None, default=0
         Seed of the random sign assignments (anything
         :func:`numpy.random.default_rng` takes: a ``BitGenerator`` or
@@ -247,31 +251,34 @@ def randomization_test(a, b, *, metric=None, missing="raise", n_resamples=10000,
         return RandomizationResult(float(d.mean()), _normal_pvalue(d), 0, False, "normal")
     observed = abs(d.mean())
     threshold = observed - 1e-12 * max(1.0, observed)  # tolerate rounding in the sums
-    if n < 63 and 2**n <= n_resamples:
-        total = 2**n
+    statistic = float(d.mean())
+    d = d[d != 0]  # a zero difference is the same under either sign
+    m = d.shape[0]
+    if m < 63 and 2**m <= n_resamples:
+        total = 2**m
         count = 0
         for lo in range(0, total, 1 << 16):
             codes = np.arange(lo, min(lo + (1 << 16), total), dtype=np.int64)
-            signs = 1 - 2 * ((codes[:, None] >> np.arange(n)) & 1)
+            signs = 1 - 2 * ((codes[:, None] >> np.arange(m)) & 1)
             count += int((np.abs(signs @ d) / n >= threshold).sum())
-        return RandomizationResult(float(d.mean()), count / total, total, True, "exact")
+        return RandomizationResult(statistic, count / total, total, True, "exact")
     rng = np.random.default_rng(random_state)
-    if n >= TABLE_MIN_QUERIES:
+    if m >= TABLE_MIN_QUERIES:
         count = _table_count(d, threshold * n, n_resamples, rng)
-        return RandomizationResult(float(d.mean()), (count + 1) / (n_resamples + 1),
+        return RandomizationResult(statistic, (count + 1) / (n_resamples + 1),
                                    n_resamples, False, "monte carlo")
     # Rows of signs per batch: a multiple of 4, so that the int8 draws (four
     # per 32-bit word) follow one stream whatever the batch (the same signs as
     # one big draw), and at most BATCH_ELEMENTS signs (memory O(batch x n)).
-    batch = max(4, min(2048, BATCH_ELEMENTS // n // 4 * 4))
+    batch = max(4, min(2048, BATCH_ELEMENTS // m // 4 * 4))
     count = 0
     for lo in range(0, n_resamples, batch):
-        signs = rng.integers(0, 2, size=(min(batch, n_resamples - lo), n), dtype=np.int8)
+        signs = rng.integers(0, 2, size=(min(batch, n_resamples - lo), m), dtype=np.int8)
         signs *= 2
         signs -= 1
         count += int((np.abs(signs @ d) / n >= threshold).sum())
         del signs
-    return RandomizationResult(float(d.mean()), (count + 1) / (n_resamples + 1),
+    return RandomizationResult(statistic, (count + 1) / (n_resamples + 1),
                                n_resamples, False, "monte carlo")
 
 
