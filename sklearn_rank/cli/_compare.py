@@ -88,8 +88,6 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     """Run ``sklearn-rank compare`` with the parsed ``args``; the exit status."""
-    from ..stats import compare, compare_segments, worst_queries
-
     if len(args.runs) < 2:
         raise CommandError("give at least two runs to compare")
     load_plugins(args.plugins)
@@ -97,22 +95,7 @@ def run(args) -> int:
     labels = result_labels(results[0].metrics, trec_options(args))
     by_name = dict(zip(names, results, strict=True))
     baseline = _baseline(args.baseline, names, [r.name for r in runs], args.runs)
-    settings = dict(baseline=baseline, test=args.test,
-                    correction=None if args.correction == "none" else args.correction,
-                    alpha=args.alpha, n_resamples=args.resamples, missing=args.missing,
-                    random_state=args.seed, approximation=args.approximation)
-    segments = read_segments(args.segments) if args.segments else None
-    with option(*([("--missing", "raise")] if args.missing == "raise" else []),
-                *([("--segments", args.segments)] if segments is not None else [])):
-        if segments is not None:
-            shown = compare_segments(by_name, segments, worst=args.worst, **settings)
-            report = shown.overall
-        else:
-            report = shown = compare(by_name, **settings)
-            worst = [worst_queries(by_name[c.system], by_name[baseline], metric=c.metric,
-                                   k=args.worst, missing=args.missing,
-                                   names=(c.system, baseline))
-                     for c in report.comparisons] if args.worst else []
+    report, shown, worst = _compared(args, by_name, baseline)
     if args.plot:
         from .._plots import save_figure
 
@@ -125,13 +108,34 @@ def run(args) -> int:
                         comparisons)
     render = {"text": str, "markdown": lambda r: r.to_markdown(),
               "latex": lambda r: r.to_latex()}[args.format]
-    parts = [render(shown)]
-    if segments is None:
-        parts += [render(w) for w in worst]
+    parts = [render(shown), *(render(w) for w in worst)]
     write("\n\n".join(part.rstrip("\n") for part in parts) + "\n")
     if args.plot:
         print(f"plot written to {args.plot}", file=sys.stderr)
     return 0
+
+
+def _compared(args, by_name: dict, baseline: str):
+    """``(report, shown, worst)``: compare()'s report (what --plot draws), what
+    is printed (the report, or compare_segments' with --segments, which lists
+    the worst queries itself), and the worst-query lists printed after it."""
+    from ..stats import compare, compare_segments, worst_queries
+
+    settings = dict(baseline=baseline, test=args.test,
+                    correction=None if args.correction == "none" else args.correction,
+                    alpha=args.alpha, n_resamples=args.resamples, missing=args.missing,
+                    random_state=args.seed, approximation=args.approximation)
+    segments = read_segments(args.segments) if args.segments else None
+    with option(*([("--missing", "raise")] if args.missing == "raise" else []),
+                *([("--segments", args.segments)] if segments is not None else [])):
+        if segments is not None:
+            shown = compare_segments(by_name, segments, worst=args.worst, **settings)
+            return shown.overall, shown, []
+        report = compare(by_name, **settings)
+        worst = [worst_queries(by_name[c.system], by_name[baseline], metric=c.metric,
+                               k=args.worst, missing=args.missing, names=(c.system, baseline))
+                 for c in report.comparisons] if args.worst else []
+    return report, report, worst
 
 
 def read_segments(path: str) -> dict:
