@@ -211,7 +211,7 @@ def randomization_test(a, b, *, metric=None, missing="raise", n_resamples=10000,
     50,000 nonzero differences) is documented as such: under the null
     hypothesis the sum of the signed differences T = sum(s_i d_i) has mean 0,
     variance sum(d_i^2) and fourth cumulant -2 sum(d_i^4) (the odd ones are
-    0), so with z = |sum(d_i)| / sqrt(sum(d_i^2)) and
+    0), so with z = abs(sum(d_i)) / sqrt(sum(d_i^2)) and
     k = -2 sum(d_i^4) / sum(d_i^2)^2, the two-sided p-value is
     2 (Phi(-z) + phi(z) k (z^3 - 3 z) / 24) (Edgeworth's expansion; the
     error is O(1/n^2) for differences of a continuous metric, and of order
