@@ -30,7 +30,7 @@ misses) and, in ``gen_format``, shuffled lines, bogus ranks, tabs, text after
 the sixth field, ``#`` comments and blank lines.
 
 Comparisons: the ``official`` set (no ``-m``) and ``-m all_trec`` with several
-flag sets (``-q``, ``-c``, ``-l 2``, ``-J``, ``-M 10`` and combinations) on
+flag sets (``-q``, ``-c``, ``-l 2``, ``-l -1``, ``-J``, ``-M 10`` and combinations) on
 every pair; on ``test``, ``gen`` and ``gen_missing`` also every ``all_trec``
 family alone with ``-q`` (``-q -c`` for ``gen_missing``) and measure
 parameters (``P.5,10``, ``ndcg.1=3,2=9``, ``ndcg_cut.10,20,23.4``, ...).
@@ -68,6 +68,8 @@ FLAG_SETS = [
     # attached values, options after the files are permuted by both parsers)
     ["-n"], ["-q", "-n"], ["-q", "-M", "0"], ["-q", "-c", "-J", "-M", "1"], ["-l", "0"],
     ["-q", "-l", "3"], ["-qc", "-l2"], ["-qJ", "-M5"], ["-N", "1000"],
+    # negative levels: unjudged documents (codes -1, -2) counted by rank
+    ["-q", "-c", "-l", "-1"], ["-c", "-l", "-2"], ["-q", "-c", "-J", "-l", "-1"],
 ]
 
 PARAMS = [
@@ -82,8 +84,10 @@ PARAMS = [
     # first parameters win; sets; measures outside all_trec; odd parameters
     ["-mP.5"], ["-m", "P", "-m", "P.7"], ["-m", "P.7", "-m", "official"], ["-m", "set"],
     ["-m", "dcg"], ["-m", "ideal_dcg.1=2"], ["-m", "relstring.-1"], ["-m", "relstring.3.9"],
-    ["-m", "set_F.0.5,2"], ["-m", "ndcg.a=3"], ["-m", "rbp.0=2,1=3,2=4"], ["-m", "rbp.0=-1"],
+    ["-m", "set_F.0.5,2"], ["-m", "set_F.2"], ["-m", "set_F.0"], ["-m", "ndcg.a=3"],
+    ["-m", "rbp.0=2,1=3,2=4"], ["-m", "rbp.0=-1"],
     ["-m", "ndcg.2=2.2,1=2.5"], ["-m", "ndcg.-1=1"], ["-m", "G.1=0.5,2=0.7"],
+    ["-m", "dcg.1=3,2=9"], ["-m", "dcg.2=2.2,1=2.5"], ["-m", "dcg.-1=1", "-m", "dcg.0=1,1=-1"],
     ["-m", "Rndcg.0=1,1=0"], ["-m", "ndcg_rel.1=-1"], ["-m", "iprec_at_recall.0.333,0.334"],
     ["-m", "11pt_avg.0.9,0.1"], ["-m", "unj.1000,1"], ["-m", "success.1", "-m", "utility"],
     # errors: trec_eval refuses these, so must we (naming what it names)

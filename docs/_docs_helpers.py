@@ -57,6 +57,7 @@ EXAMPLE_ORDER = (
     "position_bias.py",
     "trec_evaluation.py",
     "significance_tests.py",
+    "many_systems.py",
     "recommenders.py",
     "dask_lightgbm.py",
 )

@@ -17,7 +17,7 @@ from dataclasses import replace
 import numpy as np
 
 __all__ = ["at_k_families", "check_target", "draw_curves", "draw_differences", "family_label",
-           "plot_evaluation", "plot_report", "pyplot", "save_figure"]
+           "plot_evaluation", "plot_means", "plot_report", "pyplot", "save_figure"]
 
 _MAX_POINTS = 100
 _DEFAULT_FAMILIES = ("ndcg(gain='linear')@20", "p@20")
@@ -248,31 +248,82 @@ def _draw_means(ax, means: dict, label) -> None:
         ax.legend(fontsize=8)
 
 
-def plot_report(report, ax=None, metric=None, system=None):
+def plot_report(report, ax=None, metric=None, system=None, baseline=None):
     """What ``Report.plot`` draws (see there); returns the Axes."""
     pyplot("Report.plot()")
     metric = _report_metric(report, metric)
-    others = [s for s in report.systems if s != report.baseline]
-    if system is None:
-        if len(others) > 1:
-            raise ValueError(
-                f"This report compares {len(others)} systems with {report.baseline!r} "
-                f"({', '.join(map(repr, others))}); pass system=... to draw one of them, "
-                "e.g. on Axes of their own: fig, axes = plt.subplots(1, "
-                f"{len(others)}); for ax, s in zip(axes, {others!r}): "
-                "report.plot(ax, system=s)")
-        system = others[0]
-    elif system not in others:
-        raise ValueError(f"system {system!r} is not a system compared with the baseline "
-                         f"{report.baseline!r}; the systems: {', '.join(map(repr, others))}.")
+    system, baseline = _report_pair(report, system, baseline)
     if not report.differences:
         raise ValueError("This report holds no per-query differences (it was not made by "
                          "sklearn_rank.stats.compare); compare the evaluations to plot them.")
     comparison = next(c for c in report.comparisons
-                      if c.metric == metric and c.system == system)
+                      if c.metric == metric and c.system == system and c.baseline == baseline)
+    key = system if report.baseline is not None else (system, baseline)
     ax = _new_axes("Report.plot()", ax)
-    draw_differences(ax, report.differences[metric][system], metric=metric, system=system,
-                     baseline=report.baseline, comparison=comparison)
+    draw_differences(ax, report.differences[metric][key], metric=metric, system=system,
+                     baseline=baseline, comparison=comparison)
+    return ax
+
+
+def _report_pair(report, system, baseline) -> tuple:
+    """The (system, baseline) of a report that ``Report.plot`` draws: those given,
+    checked, or the only system and its first baseline."""
+    pairs = list(dict.fromkeys((c.system, c.baseline) for c in report.comparisons))
+    others = list(dict.fromkeys(s for s, _ in pairs))
+    if system is None:
+        if len(others) > 1:
+            raise ValueError(
+                f"This report compares {len(others)} systems"
+                f"{'' if report.baseline is None else f' with {report.baseline!r}'} "
+                f"({', '.join(map(repr, others))}); pass system=... to draw one of them, "
+                f"e.g. on Axes of their own: fig, axes = plt.subplots(1, {len(others)}); "
+                f"for ax, s in zip(axes, {others!r}): report.plot(ax, system=s)")
+        system = others[0]
+    elif system not in others:
+        raise ValueError(f"system {system!r} is not a system compared with "
+                         f"{_against(report)}; the systems: {', '.join(map(repr, others))}.")
+    bases = [b for s, b in pairs if s == system]
+    if baseline is None:
+        baseline = bases[0]
+    elif baseline not in bases:
+        raise ValueError(f"baseline {baseline!r}: {system!r} is compared with "
+                         f"{', '.join(map(repr, bases))} only.")
+    return system, baseline
+
+
+def _against(report) -> str:
+    """``the baseline 'A'``, or ``other systems`` for a report without a single one."""
+    return "other systems" if report.baseline is None else f"the baseline {report.baseline!r}"
+
+
+def plot_means(report, ax=None, metric=None, confidence=0.95):
+    """What ``Report.plot_means`` draws (see there); returns the Axes."""
+    from ._utils.text import percent
+
+    pyplot("Report.plot_means()")
+    metric = _report_metric(report, metric)
+    if metric not in report.tukey:
+        raise ValueError(
+            f"This report's test is {report.test!r}, which gives no simultaneous intervals; "
+            "compare the systems with test='tukey' or test='randomized_tukey' to draw the "
+            "means with Tukey's intervals (report.plot() draws the per-query differences).")
+    result = report.tukey[metric]
+    low, high = result.simultaneous_intervals(confidence)
+    order = np.argsort(result.means, kind="stable")  # the best on top
+    best = int(order[-1])
+    differ = result.pvalue[best] < 1 - confidence
+    colors = np.where(differ, "tab:gray", "tab:blue")[order]
+    y = np.arange(order.shape[0])
+    means = result.means[order]
+    ax = _new_axes("Report.plot_means()", ax, size=(5, 1.2 + 0.45 * order.shape[0]))
+    ax.hlines(y, low[order], high[order], colors=colors, lw=2)
+    ax.scatter(means, y, c=colors, zorder=3)
+    ax.set_yticks(y, [result.systems[i] for i in order])
+    ax.set_xlabel(f"{metric}: mean over {result.n_queries} queries (compared scale)")
+    name = "randomized Tukey HSD" if result.method == "randomized_tukey" else "Tukey HSD"
+    ax.set_title(f"{metric}: {percent(confidence)} simultaneous intervals\n({name}; grey: "
+                 "differs from the best)", fontsize=9)
+    ax.grid(alpha=0.3, axis="x")
     return ax
 
 

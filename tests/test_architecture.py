@@ -9,7 +9,8 @@ The layers (DESIGN.md §9), bottom to top:
 2. metrics and what builds on them alone: the rest of ``metrics/`` (definitions, the spec and
    vocabulary layer, the families, scorers), ``stats``, ``datasets``, ``model_selection``,
    ``estimators``, ``inspection``, ``dask`` and the plots;
-3. trec: ``trec/`` (files, frames, trec_eval's formats and drop-in);
+3. trec: ``trec/`` (files, frames, trec_eval's formats and drop-in), ``recsys`` and
+   ``fusion`` (runs fused);
 4. commands: ``cli/`` and ``__main__``.
 
 Every import, also one inside a function, goes to the same layer or a lower one.
@@ -32,7 +33,7 @@ _LAYERS = [  # (name, module prefixes), bottom first; the longest matching prefi
     ("metrics", ("sklearn_rank.metrics", "sklearn_rank.stats", "sklearn_rank.datasets",
                  "sklearn_rank.model_selection", "sklearn_rank.estimators",
                  "sklearn_rank.inspection", "sklearn_rank.dask", "sklearn_rank._plots")),
-    ("trec", ("sklearn_rank.trec", "sklearn_rank.recsys")),
+    ("trec", ("sklearn_rank.trec", "sklearn_rank.recsys", "sklearn_rank.fusion")),
     ("commands", ("sklearn_rank.cli", "sklearn_rank.__main__")),
 ]
 _MAX_COMPLEXITY = 15
@@ -214,7 +215,7 @@ def test_the_package_imports_and_runs_without_docstrings(optimize, tmp_path):
     code = (
         "import sklearn_rank.metrics as m, sklearn_rank.trec, sklearn_rank.stats, "
         "sklearn_rank.dask, sklearn_rank.estimators, sklearn_rank.model_selection, "
-        "sklearn_rank.datasets, sklearn_rank.inspection\n"
+        "sklearn_rank.datasets, sklearn_rank.inspection, sklearn_rank.fusion\n"
         "assert m.ndcg_score.__doc__ is None\n"
         "print(round(m.ndcg_score([[3, 2, 1]], [[1, 2, 3]], k=2), 6))\n"
         "print(m.make_ranking_scorer('ndcg@10'))\n")

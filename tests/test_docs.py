@@ -36,6 +36,7 @@ PUBLIC_MODULES = [
     "sklearn_rank.stats",
     "sklearn_rank.dask",
     "sklearn_rank.recsys",
+    "sklearn_rank.fusion",
 ]
 GENERATED = ("_build", "auto_examples", "generated", "sg_execution_times.rst")
 ALL_PAGES = sorted(p for p in DOCS.rglob("*.rst")
@@ -124,7 +125,8 @@ def test_every_page_is_checked():
         "index.rst", "getting_started.rst", "user_guide/conventions.rst",
         "user_guide/tuning.rst", "user_guide/trec.rst", "user_guide/statistics.rst",
         "user_guide/faq.rst", "user_guide/custom_metrics.rst",
-        "user_guide/_recsys_sampled.rst", "user_guide/recommenders.rst"}
+        "user_guide/_recsys_sampled.rst", "user_guide/recommenders.rst",
+        "user_guide/fusion.rst"}
     # Python appears only as doctests, which the test below runs, and as the
     # files of FILE_PAGES; other blocks are shell commands (installing, building).
     python_blocks = [p.relative_to(DOCS).as_posix() for p in ALL_PAGES

@@ -14,6 +14,7 @@ EXPECTED = {  # a line each script must print: the score it computes (regular ex
     "dask_lightgbm.py": rf"^per-query ndcg@10 of the best model: median {SCORE}",
     "early_stopping.py": rf"^the refitted model stopped at iteration \d+ of 500, .* = {SCORE}",
     "lightgbm_grid_search.py": rf"^cross-validated NDCG@10: {SCORE}",
+    "many_systems.py": r"^honestly significant difference \(ndcg@10, 95%\): \d\.\d{4}$",
     "metrics_quickstart.py": rf"^  convention='lightgbm'  {SCORE}",
     "pointwise_regressor.py": rf"^LGBMRanker \(lambdarank\) +NDCG@10 {SCORE} ± ",
     "position_bias.py": r"^IPW estimate of the gain from positions: [+-]\d\.\d{4} ± ",

@@ -66,10 +66,10 @@ def test_catalogue_lists_every_vocabulary_once():
 
 
 def test_each_trec_eval_measure_has_one_kernel():
-    # A registry twin, or a trec-engine kernel: both only where the registry
-    # metric lacks trec_eval's parameters (ndcg's gain pairs, set_F's beta).
+    # A registry twin or a trec-engine kernel, never both: trec_eval's
+    # parameters are the registry's (ndcg's gain pairs, set_F's beta).
     both = set(TWINS) & set(KERNELS)
-    assert both == {"ndcg", "set_F"}
+    assert both == set()
     neither = set(MEASURES) - set(TWINS) - set(KERNELS)
     assert neither == {"runid", "num_q"}  # the run's tag and the number of queries
 
@@ -112,12 +112,27 @@ def test_trec_eval_and_registry_give_the_same_doubles(seed, level):
                                       err_msg=label)
 
 
-def test_a_negative_relevance_level_is_refused(capsys):
+def test_a_negative_relevance_level_counts_unjudged_documents_by_rank(tmp_path, capsys):
+    # trec_eval 10.0 takes -l -1: its loops over ranks count an unjudged
+    # document (code -1, or -2 for a negative qrels level) as relevant, its R
+    # and set measures do not (the binary's bytes: tests/test_trec_eval_kernels.py)
     qrels, run = _collection(0)
-    with pytest.raises(ValueError, match="relevance_level"):
-        trec_eval(qrels, run, "official", relevance_level=-1, complete=True)
-    assert main(["trec_eval", "-l", "-1", "/dev/null", "/dev/null"]) != 0
-    assert "relevance level must be 0 or more" in capsys.readouterr().err
+    at = {level: trec_eval(qrels, run, ["P.5", "set_P", "num_rel"], relevance_level=level,
+                           complete=True) for level in (-2, -1, 0)}
+    assert (at[-2].per_query["P_5"] >= at[-1].per_query["P_5"]).all()
+    assert (at[-1].per_query["P_5"] >= at[0].per_query["P_5"]).all()
+    assert (at[-1].per_query["P_5"] > at[0].per_query["P_5"]).any()
+    for level in (-2, -1):
+        np.testing.assert_array_equal(at[level].per_query["set_P"], at[0].per_query["set_P"])
+        np.testing.assert_array_equal(at[level].per_query["num_rel"],
+                                      at[0].per_query["num_rel"])
+    q_path, r_path = tmp_path / "qrels", tmp_path / "run"
+    q_path.write_text("".join(f"{q} 0 {d} {v}\n" for q, docs in qrels.items()
+                              for d, v in docs.items()))
+    r_path.write_text("".join(f"{q} Q0 {d} 0 {s} tag\n" for q, docs in run.items()
+                              for d, s in docs.items()))
+    assert main(["trec_eval", "-c", "-l", "-1", "-m", "P.5", str(q_path), str(r_path)]) == 0
+    assert capsys.readouterr().out.startswith("P_5 ")
 
 
 def test_trec_mode_kernels_do_trec_evals_arithmetic():

@@ -130,7 +130,7 @@ def test_without_matplotlib_the_error_names_the_extra(monkeypatch):
 def test_bars_are_the_per_query_differences(tmp_path):
     y, qid, scores = _systems()
     evs = {s: evaluate(y, scores[s], qid=qid, metrics=["ndcg@10", "map"]) for s in "ABC"}
-    report = compare(evs, n_resamples=500)
+    report = compare(evs, baseline="A", n_resamples=500)
     ax = report.plot(metric="map", system="B")
     _saved(ax, tmp_path / "differences.png")
     x, base, _ = paired_values(evs["B"], evs["A"], metric="map")
@@ -151,7 +151,7 @@ def test_bars_are_the_per_query_differences(tmp_path):
 def test_report_arguments_name_the_fix():
     y, qid, scores = _systems(n_queries=8)
     evs = {s: evaluate(y, scores[s], qid=qid, metrics=["ndcg@10"]) for s in "ABC"}
-    report = compare(evs, n_resamples=50)
+    report = compare(evs, baseline="A", n_resamples=50)
     with pytest.raises(ValueError, match=r"compares 2 systems with 'A' \('B', 'C'\); pass "
                                          r"system=\.\.\."):
         report.plot()

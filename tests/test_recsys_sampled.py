@@ -81,7 +81,7 @@ def test_sampling_refuses_bad_input():
         sample_negatives([0], ([0], [10]), 10, 3)
     with pytest.raises(ValueError, match="positives must be a pair"):
         sample_negatives([0], [0, 1, 2], 10, 3)
-    with pytest.raises(ValueError, match="n_negatives must be a positive integer"):
+    with pytest.raises(ValueError, match="The .n_negatives. parameter of sample_negatives"):
         sample_negatives([0], ([0], [1]), 10, 0)
     with pytest.raises(ValueError, match="exclude's user codes must be >= 0; got -1"):
         sample_negatives([0], ([0], [1]), 10, 3, exclude=([-1], [2]))
@@ -264,7 +264,7 @@ def test_refused_metrics_and_options():
                          n_candidates=10)
     with pytest.raises(ValueError, match="needs n_candidates"):
         sampled_evaluate([1, 1], neg, correction="krichene_rendle")
-    with pytest.raises(ValueError, match="correction must be None or one of"):
+    with pytest.raises(ValueError, match="The .correction. parameter of sampled_evaluate must be"):
         sampled_evaluate([1, 1], neg, correction="cls")
     with pytest.raises(ValueError, match="neg_scores has 1 NaN"):
         sampled_evaluate([1, 1], [[0, np.nan, 0], [0, 0, 0]])

@@ -236,7 +236,8 @@ def test_common_options_skip_sklearn_validation():
     common = {"k": 10, "gain": "linear", "discount": "classic", "log_base": 10,
               "ties": "stable", "empty": "skip", "convention": "trec_eval",
               "threshold": 2, "capped": True, "max_grade": 4.0, "p": 0.9, "min_rel": 1,
-              "max_rel": 3, "depth": 100, "target": 2.0, "residual": True}
+              "max_rel": 3, "depth": 100, "target": 2.0, "residual": True, "beta": 2.0,
+              "gains": "1=3,2=9"}
     assert set(common) == set(PARAMS)
     for name, value in common.items():
         assert _light(name, value), name

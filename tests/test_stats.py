@@ -187,7 +187,7 @@ def test_compare_numbers_equal_direct_computations():
 
 
 def test_report_renders():
-    report = compare(_evaluations(), random_state=0, n_resamples=1000)
+    report = compare(_evaluations(), baseline="S0", random_state=0, n_resamples=1000)
     text = str(report)
     assert "Δ vs S0" in text and "p (Holm)" in text and "W/T/L" in text
     assert "S2 beats S0 on ndcg@5 by +" in text and "(Holm)" in text
@@ -319,7 +319,7 @@ def test_interval_excluding_zero_beside_no_significance_says_why_correction():
     evs = {"A": _precision_at_10([0.5] * 6), "B": _precision_at_10([0.6] * 6),
            "C": _precision_at_10([0.7, 0.6, 0.8, 0.6, 0.9, 0.6])}
     assert _sign_flip_pvalue([0.2, 0.1, 0.3, 0.1, 0.4, 0.1]) == pytest.approx(1 / 32)
-    report = compare(evs)
+    report = compare(evs, baseline="A")
     for c in report.comparisons:
         assert (c.pvalue, c.pvalue_corrected, c.significant) == (1 / 32, 1 / 16, False)
         assert c.low > 0
@@ -328,7 +328,7 @@ def test_interval_excluding_zero_beside_no_significance_says_why_correction():
             "not significant after Holm's correction for multiple comparisons (p = 0.031 "
             "before it), which the interval does not make")
     # without the correction, the verdict and the intervals agree: no reason given
-    for c in compare(evs, correction=None).comparisons:
+    for c in compare(evs, baseline="A", correction=None).comparisons:
         assert c.significant and c.sentence(None).startswith(f"{c.system} beats A on p@10")
         assert c.sentence(None).endswith("6 wins / 0 losses")
 

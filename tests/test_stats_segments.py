@@ -41,7 +41,8 @@ def _systems(n=90, seed=0):
 @pytest.mark.parametrize("correction", ["holm", "bonferroni", "fdr_bh", None])
 def test_segments_are_compare_on_each_subset_with_one_correction(correction):
     evs, segments, qids = _systems()
-    report = compare_segments(evs, segments, n_resamples=500, correction=correction)
+    report = compare_segments(evs, segments, baseline="A", n_resamples=500,
+                              correction=correction)
     assert report.segments == ["x", "y", "z"] and report.sizes == {"x": 30, "y": 30, "z": 30}
     raw, rows = [], []
     for segment in "xyz":
@@ -51,7 +52,7 @@ def test_segments_are_compare_on_each_subset_with_one_correction(correction):
             mask = np.isin(ev.qids, keep)
             subset[name] = _ev(ev.qids[mask], ndcg=ev.per_query["ndcg"][mask],
                                ap=ev.per_query["ap"][mask])
-        alone = compare(subset, n_resamples=500, correction=None)
+        alone = compare(subset, baseline="A", n_resamples=500, correction=None)
         for c, ours in zip(alone.comparisons, report.reports[segment].comparisons, strict=True):
             assert (ours.metric, ours.system, ours.n_queries) == (c.metric, c.system, 30)
             assert (ours.pvalue, ours.low, ours.high, ours.difference) == \
@@ -85,7 +86,7 @@ def test_segments_are_compare_on_each_subset_with_one_correction(correction):
     if correction is not None:
         assert by[("x", "B", "ndcg")].significant and not by[("y", "B", "ndcg")].significant
     # the overall report is compare()'s, corrected on its own
-    overall = compare(evs, n_resamples=500, correction=correction)
+    overall = compare(evs, baseline="A", n_resamples=500, correction=correction)
     assert report.overall.comparisons == overall.comparisons
 
 
@@ -94,8 +95,8 @@ def test_a_series_and_a_mapping_give_the_same_report():
     evs, segments, _ = _systems(60, seed=1)
     series = pd.DataFrame({"qid": list(segments), "seg": list(segments.values())}) \
         .set_index("qid")["seg"]
-    a = compare_segments(evs, segments, n_resamples=300)
-    b = compare_segments(evs, series, n_resamples=300)
+    a = compare_segments(evs, segments, baseline="A", n_resamples=300)
+    b = compare_segments(evs, series, baseline="A", n_resamples=300)
     assert str(a) == str(b)
     frame = b.to_frame()
     assert list(frame.index.names) == ["segment", "metric", "system"]
@@ -124,7 +125,7 @@ def test_an_error_inside_a_segment_names_it():
     evs["A"] = _ev(a.qids[1:], ndcg=a.per_query["ndcg"][1:], ap=a.per_query["ap"][1:])
     with pytest.raises(ValueError, match=r"missing='drop'"):
         compare_segments(evs, segments, n_resamples=100)
-    report = compare_segments(evs, segments, n_resamples=100, missing="zero")
+    report = compare_segments(evs, segments, baseline="A", n_resamples=100, missing="zero")
     assert report.sizes["x"] == 10  # the query A lacks scores 0 there, in its segment
     keep = np.asarray([segments[int(q)] != "y" for q in a.qids])
     evs["A"] = _ev(a.qids[keep], ndcg=a.per_query["ndcg"][keep], ap=a.per_query["ap"][keep])
@@ -168,7 +169,7 @@ def test_worst_queries_when_nothing_is_lost_and_on_arrays():
 
 def test_compare_segments_lists_the_worst_queries_of_every_comparison():
     evs, segments, _ = _systems(45)
-    report = compare_segments(evs, segments, n_resamples=200, worst=4)
+    report = compare_segments(evs, segments, baseline="A", n_resamples=200, worst=4)
     keys = [(w.system, w.metric) for w in report.worst]
     assert keys == [("B", "ndcg"), ("C", "ndcg"), ("B", "ap"), ("C", "ap")]
     for w in report.worst:
@@ -179,3 +180,19 @@ def test_compare_segments_lists_the_worst_queries_of_every_comparison():
     assert "ndcg: the 4 queries where C loses most to A" in text
     assert report.to_markdown().count("| segment | queries |") == 1
     assert r"\begin{tabular}" in report.to_latex()
+
+
+def test_every_pair_and_folds():
+    """baseline=None compares every pair in each segment (a 'vs' column), and
+    folds key the queries by (fold, query id)."""
+    evs, segments, qids = _systems(45, seed=5)
+    report = compare_segments(evs, segments, n_resamples=200, worst=2)
+    pairs = [(c.system, c.baseline) for c in report.reports["x"].comparisons]
+    assert pairs == [(c.system, c.baseline) for c in report.overall.comparisons]
+    assert ("C", "B") in pairs and "| vs |" in report.to_markdown()
+    assert [(w.system, w.baseline) for w in report.worst] == pairs
+    assert len(report.to_frame()) == len(report.segments) * len(report.overall.to_frame())
+    folds = {name: {"f1": ev, "f2": ev} for name, ev in evs.items()}
+    by_fold = {(fold, q): s for q, s in segments.items() for fold in ("f1", "f2")}
+    twice = compare_segments(folds, by_fold, baseline="A", n_resamples=200)
+    assert twice.sizes == {"x": 30, "y": 30, "z": 30}

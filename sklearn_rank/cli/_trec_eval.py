@@ -129,10 +129,6 @@ def trec_output(qrels_path, run_paths, measures, *, per_query=False, complete=Fa
         parsed = parse_measures(measures)
     except TrecEvalError as error:
         raise CommandError(str(error), ("-m", None)) from None
-    if level < 0:
-        raise CommandError(f"-l {level}: the relevance level must be 0 or more (below 0, "
-                           "documents the qrels do not judge would be relevant)",
-                           ("-l", None))
     check_stdin([("qrels", qrels_path), *(("run", path) for path in run_paths)])
     with option(("qrels", qrels_path)):
         qrels = read_qrels(source(qrels_path), engine=READER)

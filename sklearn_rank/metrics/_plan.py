@@ -25,7 +25,7 @@ from ._engine.aggregate import summarize, summary_weights
 from ._engine.columns import checked_columns
 from ._engine.data import scalar
 from ._engine.qid import concatenate_ids
-from ._engine.ranking import block_specs, rank_block
+from ._engine.ranking import block_specs, in_trec_mode, rank_block
 from ._engine.threads import n_threads, run_blocks
 from ._engine.warn import warn
 from ._evaluation import Evaluation
@@ -160,8 +160,11 @@ class Plan:
         # each block writes its own queries: the same numbers on any number of threads
         run_blocks(work, specs, n_threads(sum(s.shape[0] * w for s, w in specs)))
         values = {key: data.to_query_order(v) for key, v in values.items()}
+        # (TREC mode prints trec_eval's own doubles: its inf for map under a negative -l)
+        trec = {entry.key for entry in self.entries if in_trec_mode(entry.options)}
         for key, v in values.items():
-            _check_overflow(key, v, data)
+            if key not in trec:
+                _check_overflow(key, v, data)
         return PerQuery(data.qids, values,
                         {key: data.to_query_order(e) for key, e in empty.items()},
                         data.weights, float(data.labels.max()), ordered=True,

@@ -18,11 +18,13 @@ score matrix or a scoring function.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
 
+from .._utils.validation import HasMethods, Interval, StrOptions, validate_params
 from ..metrics import evaluate
 from ..metrics._evaluation import Evaluation
 from ..metrics._vocab.spec import parse_specs
@@ -88,6 +90,19 @@ def _n_candidates(excluded: np.ndarray, users: np.ndarray, n_items: int):
     return ex_user, starts, n_items - counts
 
 
+_COUNT = Interval(Integral, 1, None, closed="left")
+_SEED = [Interval(Integral, 0, None, closed="left"), np.random.Generator]
+_CORRECTION = [StrOptions(set(CORRECTIONS)), None]
+
+
+@validate_params({
+    "users": ["array-like"],
+    "positives": [tuple, list],
+    "n_items": [_COUNT],
+    "n_negatives": [_COUNT],
+    "seed": _SEED,
+    "exclude": [tuple, list, None],
+})
 def sample_negatives(users, positives, n_items: int, n_negatives: int, *, seed=0,
                      exclude=None) -> tuple[np.ndarray, np.ndarray]:
     """Draw ``n_negatives`` distinct negative items for each user, uniformly.
@@ -135,8 +150,6 @@ def sample_negatives(users, positives, n_items: int, n_negatives: int, *, seed=0
     users = np.asarray(users, dtype=np.int64).ravel()
     if not isinstance(n_items, Integral) or n_items < 1:
         raise ValueError(f"n_items must be a positive integer; got {n_items!r}.")
-    if not isinstance(n_negatives, Integral) or n_negatives < 1:
-        raise ValueError(f"n_negatives must be a positive integer; got {n_negatives!r}.")
     if np.unique(users).shape[0] != users.shape[0]:
         raise ValueError("users must be distinct user codes.")
     rng = np.random.default_rng(seed)
@@ -276,6 +289,15 @@ def _check_scores(values, name: str) -> np.ndarray:
     return values
 
 
+@validate_params({
+    "pos_scores": ["array-like"],
+    "neg_scores": ["array-like"],
+    "pos_users": ["array-like", None],
+    "users": ["array-like", None],
+    "metrics": [str, Iterable],
+    "correction": _CORRECTION,
+    "n_candidates": [_COUNT, "array-like", None],
+})
 def sampled_evaluate(pos_scores, neg_scores, *, pos_users=None, users=None,
                      metrics=("hit_rate@10", "ndcg@10"), correction=None,
                      n_candidates=None) -> SampledEvaluation:
@@ -350,9 +372,6 @@ def sampled_evaluate(pos_scores, neg_scores, *, pos_users=None, users=None,
     >>> ev.mean["hit_rate@1 [sampled 3]"], ev.mean["mrr [sampled 3]"]
     (0.0, 0.375)
     """
-    if correction is not None and correction not in CORRECTIONS:
-        raise ValueError(f"correction must be None or one of {CORRECTIONS}; got "
-                         f"{correction!r}.")
     specs = _sampled_specs(metrics, correction)
     pos, neg, rows, users = _sampled_inputs(pos_scores, neg_scores, pos_users, users)
     n_users, m = neg.shape
@@ -439,6 +458,16 @@ def _score(scores, users: np.ndarray, items: np.ndarray) -> np.ndarray:
     return out
 
 
+@validate_params({
+    "scores": ["array-like", "sparse matrix", callable, HasMethods(("predict",))],
+    "positives": [tuple, list],
+    "n_items": [_COUNT, None],
+    "exclude": [tuple, list, None],
+    "n_negatives": [_COUNT],
+    "seed": _SEED,
+    "metrics": [str, Iterable],
+    "correction": _CORRECTION,
+})
 def evaluate_sampled(scores, positives, *, n_items=None, exclude=None, n_negatives=100,
                      seed=0, metrics=("hit_rate@10", "ndcg@10"),
                      correction=None) -> SampledEvaluation:

@@ -8,12 +8,25 @@ from .._utils.text import counted, p_text, percent
 from ._corrections import label
 from ._scale import quantity
 
-__all__ = ["TESTS", "Comparison", "counted", "percent"]
+__all__ = ["TESTS", "Comparison", "counted", "p_label", "percent"]
 
 
 #: ``test=`` value -> its name in sentences and notes.
 TESTS = {"randomization": "paired randomization test", "ttest": "paired t-test",
-         "wilcoxon": "Wilcoxon signed-rank test"}
+         "wilcoxon": "Wilcoxon signed-rank test",
+         "tukey": "Tukey's HSD (two-way: system and query)",
+         "randomized_tukey": "randomized Tukey HSD (Carterette)"}
+
+
+def p_label(test: str, correction: str | None) -> str:
+    """How a p-value is labelled: its correction (``"Holm"``), for Tukey's tests
+    also the test whose p-values are simultaneous over the pairs (``"Tukey"``,
+    ``"randomized Tukey, Holm"``); ``""`` for an uncorrected p-value."""
+    name = label(correction)
+    tukey = {"tukey": "Tukey", "randomized_tukey": "randomized Tukey"}.get(test)
+    if tukey is None:
+        return name
+    return f"{tukey}, {name}" if name else tukey
 
 
 @dataclass(frozen=True)
@@ -48,7 +61,7 @@ class Comparison:
         of the compared quantity.
     n_queries : int
     confidence, alpha : float
-    test : {'randomization', 'ttest', 'wilcoxon'}
+    test : {'randomization', 'ttest', 'wilcoxon', 'tukey', 'randomized_tukey'}
     aggregate : {'mean', 'geometric', 'sum'}
         The metric's summary.
     weighted : bool
@@ -95,7 +108,7 @@ class Comparison:
         the verdict disagree (an interval that excludes 0 without a
         significant test, or the reverse), the sentence ends with the reason.
         """
-        name = label(correction)
+        name = p_label(self.test, correction)
         if self.significant and self.difference != 0:
             verb = "beats" if self.difference > 0 else "trails"
             claim = f"{self.system} {verb} {self.baseline} on {self.metric} by "

@@ -16,6 +16,7 @@ from ._compare import compare
 from ._constraints import LEVEL, PAIRED, RESAMPLES, SEED
 from ._corrections import CORRECTIONS, adjust, label
 from ._escape import latex_cell, latex_comment, latex_row, markdown_cell
+from ._folds import folded
 from ._pairing import paired_values
 from ._tests import APPROXIMATIONS
 
@@ -209,12 +210,11 @@ class SegmentReport:
         :func:`compare` over each segment's queries, with ``pvalue_corrected``
         and ``significant`` corrected across every (segment, system, metric).
     sizes : dict of segment -> int
-        Queries of each segment (of the baseline's evaluation, or of all
-        evaluations under ``missing='zero'``).
+        Paired queries of each segment.
     correction : str or None
     worst : list of WorstQueries
-        For every system other than the baseline and every metric, the
-        queries where it loses most (empty when ``worst=None``).
+        For every comparison of ``overall``, the queries where the system
+        loses most to the other (empty when ``worst=None``).
     """
 
     def __init__(self, overall, segments, reports, sizes, correction, worst):
@@ -227,8 +227,7 @@ class SegmentReport:
 
     def _header(self) -> list[str]:
         name = label(self.correction)
-        return ["segment", "queries", "metric", "system", "mean",
-                f"mean {self.overall.baseline}", f"Δ vs {self.overall.baseline}", "CI",
+        return ["segment", "queries", "metric", "system", "vs", "mean", "mean vs", "Δ", "CI",
                 f"p ({name})" if name else "p", "W/T/L"]
 
     def _rows(self) -> list[list[str]]:
@@ -236,7 +235,7 @@ class SegmentReport:
         for segment in self.segments:
             report = self.reports[segment]
             for c in report.comparisons:
-                rows.append([str(segment), str(c.n_queries), c.metric, c.system,
+                rows.append([str(segment), str(c.n_queries), c.metric, c.system, c.baseline,
                              f"{c.mean:.4f}", f"{c.baseline_mean:.4f}",
                              f"{c.difference:+.4f}",
                              f"[{c.low:+.4f}, {c.high:+.4f}]",
@@ -278,22 +277,23 @@ class SegmentReport:
         """One row per (segment, system, metric), as a pandas DataFrame (requires pandas)."""
         import pandas as pd
 
-        frames = []
+        frames, index = [], []
         for segment in self.segments:
-            frame = self.reports[segment].to_frame().reset_index()
+            frame = self.reports[segment].to_frame()
+            index = ["segment", *frame.index.names]
+            frame = frame.reset_index()
             frame.insert(0, "segment", segment)
             frames.append(frame)
-        return pd.concat(frames, ignore_index=True).set_index(["segment", "metric", "system"])
+        return pd.concat(frames, ignore_index=True).set_index(index)
 
     def __repr__(self) -> str:
-        return (f"SegmentReport(segments={self.segments!r}, systems={self.overall.systems}, "
-                f"baseline={self.overall.baseline!r})")
+        return f"SegmentReport(segments={self.segments!r}, overall={self.overall!r})"
 
 
 @validate_params({
     "evaluations": [Mapping],
     "segments": [Mapping, "array-like"],  # a pandas Series is array-like
-    "baseline": [str, None],
+    "baseline": [str, list, tuple, None],
     "metrics": ["array-like", None],
     "test": [StrOptions({"randomization", "ttest", "wilcoxon"})],
     "correction": [StrOptions(set(CORRECTIONS)), None],
@@ -313,12 +313,13 @@ def compare_segments(evaluations: dict, segments, *, baseline=None, metrics=None
 
     Parameters
     ----------
-    evaluations : dict of str -> Evaluation
+    evaluations : dict of str -> Evaluation (or its folds)
         As for :func:`compare`.
     segments : mapping of query id -> segment, or pandas Series
         The segment of every query (a Series indexed by query id, e.g. a
         frame's column ``frame.set_index("qid")["segment"]``). Ids match the
-        evaluations' by Python equality (``7`` is not ``"7"``).
+        evaluations' by Python equality (``7`` is not ``"7"``); with folds,
+        the ids are ``(fold, query id)`` pairs, as :func:`compare` keys them.
     baseline, metrics, test, alpha, confidence, n_resamples, missing, random_state, approximation
         As for :func:`compare`; each segment is compared with the same
         settings and seed, so its p-values and intervals are those of
@@ -328,9 +329,9 @@ def compare_segments(evaluations: dict, segments, *, baseline=None, metrics=None
         segment table; the overall report is corrected on its own, as
         :func:`compare` corrects it.
     worst : int, default=None
-        For every system other than the baseline and every metric, list the
-        ``worst`` queries where it loses most (:func:`worst_queries`, over
-        all queries).
+        For every comparison of the overall report (a system against its
+        baseline, or a pair), list the ``worst`` queries where the system
+        loses most (:func:`worst_queries`, over all queries).
 
     Returns
     -------
@@ -366,6 +367,7 @@ def compare_segments(evaluations: dict, segments, *, baseline=None, metrics=None
                                                   and hasattr(segments, "to_dict")):
         raise TypeError(f"segments must be a mapping query id -> segment or a pandas "
                         f"Series indexed by query id; got {type(segments).__name__}.")
+    evaluations = folded(evaluations)
     settings = dict(baseline=baseline, metrics=metrics, test=test, alpha=alpha,
                     confidence=confidence, n_resamples=n_resamples, missing=missing,
                     random_state=random_state, approximation=approximation)
@@ -384,11 +386,11 @@ def compare_segments(evaluations: dict, segments, *, baseline=None, metrics=None
             raise ValueError(f"segment {segment!r}: {exc} (missing={missing!r}: each "
                              "segment compares the queries of that segment)") from None
         sizes[segment] = next((c.n_queries for c in reports[segment].comparisons),
-                              int(subset[overall.baseline].qids.shape[0]))
+                              int(next(iter(subset.values())).qids.shape[0]))
     _correct(reports, order, correction, alpha)
     lists = [] if worst is None else [
-        worst_queries(evaluations[c.system], evaluations[overall.baseline], metric=c.metric,
-                      k=worst, missing=missing, names=(c.system, overall.baseline))
+        worst_queries(evaluations[c.system], evaluations[c.baseline], metric=c.metric,
+                      k=worst, missing=missing, names=(c.system, c.baseline))
         for c in overall.comparisons]
     return SegmentReport(overall, order, reports, sizes, correction, lists)
 

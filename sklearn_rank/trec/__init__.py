@@ -1,11 +1,14 @@
 """TREC qrels and runs: reading, and trec_eval-compatible evaluation."""
 
 from ._io import read_qrels, read_run
+from ._rbo import rank_biased_overlap
+from ._similarity import RunSimilarity, kendall_tau, overlap_at_k, run_similarity, tau_ap
 from ._subtopics import SubtopicQrels, read_subtopic_qrels
 from ._tables import Qrels, Run
 
-__all__ = ["Qrels", "Run", "SubtopicQrels", "evaluate_run", "read_qrels", "read_run",
-           "read_subtopic_qrels", "trec_eval"]
+__all__ = ["Qrels", "Run", "RunSimilarity", "SubtopicQrels", "evaluate_run", "kendall_tau",
+           "overlap_at_k", "rank_biased_overlap", "read_qrels", "read_run", "read_subtopic_qrels",
+           "run_similarity", "tau_ap", "trec_eval"]
 
 
 def __getattr__(name):

@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 from numbers import Real
 
+import numpy as np
+
 from .._utils.validation import HasMethods, Interval, validate_params
 from ..metrics import MetricSpec
 from ..metrics._engine.data import ranked_data
@@ -248,12 +250,31 @@ def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
     for (only, layout), group in groups.items():
         key = (only, layout or TREC_LAYOUT)
         if key not in laid_out:
-            labels, lengths, qids, n_retrieved, judged, scores, rows = columns(*key)
+            labels, lengths, qids, n_retrieved, judged, scores, rows, codes = columns(*key)
+            negative = options.get("threshold", relevance_level) < 0  # trec_eval's -l < 0
+            if negative:
+                _check_dummies(group, options, qids, n_retrieved)
             laid_out[key] = ranked_data(labels, lengths, qids, scores=scores, input_order=rows,
-                                        n_retrieved=n_retrieved, judged=judged)
+                                        n_retrieved=n_retrieved, judged=judged,
+                                        codes=codes if negative else None)
         plan = _in_trec_order(Plan.resolved(group, options), options)
         parts.append(plan.evaluate(laid_out[key]))
     return parts[0] if len(parts) == 1 else _merged(parts, specs)
+
+
+def _check_dummies(specs, options: dict, qids, n_retrieved) -> None:
+    """Refuse trec_eval's measures under a negative level on judged queries the
+    run lacks (``complete``): trec_eval gives each one dummy retrieved document,
+    which such a level counts as relevant; evaluate_run lays out none."""
+    missing = np.flatnonzero(n_retrieved == 0)
+    if missing.shape[0] and any(in_trec_order(spec, options) for spec in specs):
+        raise ValueError(
+            f"relevance_level < 0 with complete=True: the run lacks {missing.shape[0]} judged "
+            f"queries (first {str(qids[missing[0]])!r}), to which trec_eval gives a dummy "
+            "retrieved document that a negative level counts as relevant, and evaluate_run "
+            "does not; "
+            "use sklearn_rank.trec.trec_eval (the command's --format trec) for trec_eval's "
+            "numbers, or a relevance level >= 0.")
 
 
 def in_trec_order(spec: MetricSpec, options=None) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils.runs import runs_of as _runs_of
+from ..metrics._families.trec_eval.ranked import NONPOOL, UNJUDGED
 from ..metrics._vocab.ir_measures import TREC_LAYOUT
 from ._join import match_rows, row_codes
 from ._tables import Qrels, Run
@@ -27,11 +28,12 @@ __all__ = ["ranked_rows"]
 def ranked_rows(qrels: Qrels, run: Run, complete: bool, judged_only: bool,
                 layout=TREC_LAYOUT, cache: dict | None = None):
     """The evaluated queries' rows, as ``ranked_data``'s arguments (labels,
-    lengths, qids, n_retrieved, judged): queries in code order, each with its
-    retrieved documents in trec_eval's rank order (or ``layout``'s), then the
-    judged ones it missed (in qrels order), and their scores (NaN: no rank)
-    and rows in the run. ``cache`` keeps the join and each ranking for the
-    next call (another layout)."""
+    lengths, qids, n_retrieved, judged, scores, input_order, codes): queries
+    in code order, each with its retrieved documents in trec_eval's rank
+    order (or ``layout``'s), then the judged ones it missed (in qrels order),
+    and their scores (NaN: no rank), rows in the run and trec_eval's
+    relevance codes (for a negative level). ``cache`` keeps the join and
+    each ranking for the next call (another layout)."""
     cache = {} if cache is None else cache
     if "join" not in cache:
         vocabulary, q_run_code, r_run_code, q_code, r_code = row_codes(qrels, run)
@@ -57,11 +59,11 @@ def ranked_rows(qrels: Qrels, run: Run, complete: bool, judged_only: bool,
     retrieved = np.zeros(len(qrels) + 1, dtype=bool)
     retrieved[match] = True
     missed = np.flatnonzero(~retrieved[:-1] & (qrels.rel >= 0) & evaluated[q_code])
-    labels, judged, scores, rows, counts, n_ret = _laid_out(
+    labels, judged, scores, rows, codes, counts, n_ret = _laid_out(
         ranked_code, level, score, row, starts, lengths, q_code[missed], qrels.rel[missed],
         evaluated)
     return (labels, counts[evaluated], vocabulary[evaluated], n_ret[evaluated], judged, scores,
-            rows)
+            rows, codes)
 
 
 def _judged_at_zero(level: np.ndarray) -> np.ndarray:
@@ -127,7 +129,7 @@ def _ranked(run: Run, r_code: np.ndarray, r_run_code: np.ndarray, level: np.ndar
 def _laid_out(r_code: np.ndarray, level: np.ndarray, score: np.ndarray, row: np.ndarray,
               starts: np.ndarray, lengths: np.ndarray, missed_code: np.ndarray,
               missed_level: np.ndarray, evaluated: np.ndarray):
-    """Labels, judged flags, scores and run rows of every query's rows,
+    """Labels, judged flags, scores, run rows and trec_eval codes of every query's rows,
     queries in code order: its ranked rows (codes ``r_code``, levels
     ``level``, scores ``score``, rows in the run ``row``, runs at ``starts``
     of ``lengths``), then its missed judged documents (``missed_code``,
@@ -151,10 +153,14 @@ def _laid_out(r_code: np.ndarray, level: np.ndarray, score: np.ndarray, row: np.
     rows[at] = row
     judged[at] = level >= 0
     labels[at] = np.maximum(level, 0.0)  # level may serve another layout
+    # trec_eval's codes (a level >= 0, NONPOOL, UNJUDGED; a placeholder: never relevant)
+    codes = np.full_like(labels, -np.inf)
+    codes[at] = np.where(np.isneginf(level), NONPOOL, np.where(level < 0, UNJUDGED, level))
     at = offset[missed_code] + n_ret[missed_code] + _within(missed_code)
     labels[at] = missed_level
     judged[at] = 1.0
-    return labels, judged, scores, rows, counts, n_ret
+    codes[at] = missed_level
+    return labels, judged, scores, rows, codes, counts, n_ret
 
 
 def _within(codes: np.ndarray) -> np.ndarray:

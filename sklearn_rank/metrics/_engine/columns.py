@@ -19,14 +19,16 @@ which caches every block array by column.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
-__all__ = ["JUDGED", "LABELS", "POSITIVE", "Column", "CwlGain", "Gain", "Relevant", "Scaled",
-           "StopProbability", "is_pairs", "refuse_negative", "stop_probability"]
+__all__ = ["CODES", "JUDGED", "LABELS", "POSITIVE", "Column", "CwlGain", "Gain", "PairGain",
+           "Relevant", "Scaled", "StopProbability", "gain_pairs", "is_pairs", "refuse_negative",
+           "stop_probability"]
 
 _LN2 = math.log(2.0)
 # Gains whose largest value per query lies in [1/SAFE, SAFE] (or is 0) sum
@@ -90,15 +92,29 @@ class Positive(Column):
         return (labels > 0).astype(np.float64)
 
 
-LABELS, JUDGED, POSITIVE = Labels(), Judged(), Positive()
+@dataclass(frozen=True)
+class Codes(Column):
+    """trec_eval's relevance code of every row (TREC mode, :attr:`Data.codes`):
+    its qrels level, -1 (not in the qrels) or -2 (a negative qrels level)."""
+
+    def values(self, data) -> np.ndarray:
+        return data.codes
+
+
+LABELS, JUDGED, POSITIVE, CODES = Labels(), Judged(), Positive(), Codes()
 
 
 @dataclass(frozen=True)
 class Relevant(Column):
     """1 for a relevant document: label >= threshold, and judged (TREC mode:
-    an unjudged document is neither relevant nor judged non-relevant)."""
+    an unjudged document is neither relevant nor judged non-relevant).
+
+    With ``unjudged`` (trec_eval's loops over ranks under a negative ``-l``), an
+    unjudged document also counts when its trec_eval code (:data:`CODES`: -1,
+    -2) is >= threshold, as trec_eval's ``rel >= relevance_level`` does."""
 
     threshold: float
+    unjudged: bool = False
     elementwise: ClassVar[bool] = True
 
     def of_labels(self, labels):
@@ -106,7 +122,16 @@ class Relevant(Column):
 
     def block(self, ranking):
         flags = super().block(ranking)
-        return flags if not ranking.has_judgments else flags * ranking.unranked(JUDGED)
+        if not ranking.has_judgments:
+            return flags
+        judged = ranking.unranked(JUDGED)
+        flags = flags * judged
+        if self.unjudged and self.threshold < 0 and ranking.data.codes is not None:
+            counted = (judged == 0) & (ranking.unranked(CODES) >= self.threshold)
+            if ranking.padding is not None:
+                counted &= ~ranking.padding
+            flags += counted
+        return flags
 
 
 # -- gains ------------------------------------------------------------------------
@@ -250,6 +275,54 @@ class TableGain(Gain):
             )
 
 
+def gain_pairs(text: str) -> tuple[tuple[str, float], ...]:
+    """The ``(level, gain)`` pairs of a ``gains`` option, in the order given:
+    ``"1=0,2=3"`` is ``(("1", 0.0), ("2", 3.0))`` (levels kept as written,
+    whole numbers; trec_eval's ``ndcg.1=0,2=3``). A ValueError says what is
+    malformed."""
+    pairs = []
+    for part in text.split(","):
+        name, eq, value = part.partition("=")
+        name = name.strip()
+        try:
+            gain = float(value) if eq and re.fullmatch(r"[+-]?[0-9]+", name) else None
+        except ValueError:
+            gain = None
+        if gain is None:
+            raise ValueError(f"gains must be 'level=gain' pairs separated by commas, levels "
+                             f"whole numbers (e.g. '1=0,2=3'); got {text!r} (at {part!r}).")
+        pairs.append((name, gain))
+    return tuple(pairs)
+
+
+@dataclass(frozen=True)
+class PairGain(Gain):
+    """A gain column with the levels of ``pairs`` (:func:`gain_pairs`) at their
+    gains (the first pair of a level wins), the other labels at ``base``'s."""
+
+    base: Gain
+    pairs: tuple
+
+    def values(self, data):
+        labels = data.labels
+        out = np.array(data.column(self.base), dtype=np.float64)
+        done: set[int] = set()
+        for name, gain in self.pairs:
+            level = int(name)
+            if level not in done:
+                done.add(level)
+                out[labels == level] = gain
+        return out
+
+    def check(self, data, metric: str) -> None:
+        self.base.check(data, metric)
+        gains = np.array([g for _, g in self.pairs], dtype=np.float64)
+        if not np.isfinite(gains).all() or (gains < 0).any():
+            raise ValueError(f"{metric}: gains must be finite and >= 0, got {gains.tolist()} "
+                             "(negative gains are trec_eval's, on its rankings: "
+                             "sklearn_rank.trec.trec_eval(qrels, run, ['ndcg.1=-1']).")
+
+
 def _exponential_scaled(labels: np.ndarray) -> np.ndarray | None:
     """(2**l - 1) / 2**e per row of a (q, w) block of labels, e an integer near
     the row's largest label when that label is >= 400 (computed as
@@ -379,7 +452,10 @@ def checked_columns(options: Mapping[str, Any]) -> tuple[Column, ...]:
     """The columns of a metric's resolved options whose values the data must
     allow (checked once per evaluation, whatever the number of metrics)."""
     out = []
-    if "gain" in options:
+    if options.get("gains") is not None and options.get("ties") != "trec":
+        # (TREC mode, ranking.TREC_ORDER, computes trec_eval's gains, negative ones too)
+        out.append(PairGain(Gain.of(options["gain"]), gain_pairs(options["gains"])))
+    elif "gain" in options:
         out.append(Gain.of(options["gain"]))
     if "max_grade" in options:
         out.append(StopProbability(options["max_grade"]))

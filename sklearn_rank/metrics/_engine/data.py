@@ -54,6 +54,17 @@ class Data:
     input_order : ndarray of shape (n_rows,) or None
         TREC mode: each row's position in the run as given, which
         ``ties="stable"`` orders tied rows by (None: the rows' order).
+    codes : ndarray of shape (n_rows,) or None
+        TREC mode: trec_eval's relevance code of every row (its level, -1 not
+        in the qrels, -2 a negative qrels level), which trec_eval compares
+        with a negative ``-l`` (:class:`~.columns.Relevant`'s ``unjudged``).
+        None: not needed (a relevance level >= 0).
+    trec_levels : tuple of two ndarrays or None
+        TREC mode: trec_eval's level counts of every query (``(levels, top)``:
+        ``levels[i, l]`` qrels lines of level ``l``, ``top[i]`` the highest
+        level; a query judged only at negative levels has the previous
+        query's, as trec_eval's static state), for ``ndcg(gains=...)``. None:
+        counted from the judged rows.
     """
 
     labels: np.ndarray
@@ -69,6 +80,8 @@ class Data:
     judged: np.ndarray | None = field(default=None, repr=False)
     in_rank_order: bool = False
     input_order: np.ndarray | None = field(default=None, repr=False)
+    codes: np.ndarray | None = field(default=None, repr=False)
+    trec_levels: tuple | None = field(default=None, repr=False)
     _columns: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -114,7 +127,8 @@ def to_query_order(values: np.ndarray, seg_pos) -> np.ndarray:
 def ranked_data(labels: np.ndarray, lengths: np.ndarray, qids: np.ndarray, *,
                 n_retrieved: np.ndarray | None = None, judged: np.ndarray | None = None,
                 scores: np.ndarray | None = None,
-                input_order: np.ndarray | None = None) -> Data:
+                input_order: np.ndarray | None = None,
+                codes: np.ndarray | None = None, trec_levels: tuple | None = None) -> Data:
     """Data for rows grouped by query and ranked within each query, queries in
     the order of ``qids``.
 
@@ -128,4 +142,4 @@ def ranked_data(labels: np.ndarray, lengths: np.ndarray, qids: np.ndarray, *,
     starts = np.cumsum(lengths) - lengths
     return Data(labels, scores, starts, lengths, qids, None, None, None, None,
                 n_retrieved=n_retrieved, judged=judged, in_rank_order=True,
-                input_order=input_order)
+                input_order=input_order, codes=codes, trec_levels=trec_levels)

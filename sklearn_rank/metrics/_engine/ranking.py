@@ -13,9 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from .blocks import Ranking
-from .columns import LABELS
+from .columns import LABELS, Relevant
 
-__all__ = ["TREC_ORDER", "block_specs", "in_trec_mode", "rank_block", "widths"]
+__all__ = ["TREC_ORDER", "block_specs", "in_trec_mode", "rank_block", "ranked_relevant",
+           "widths"]
 
 # Upper bound on the number of cells (queries x padded width) of one block. It
 # bounds the engine's working memory whatever the size of the input, and keeps
@@ -115,6 +116,18 @@ def in_trec_mode(options) -> bool:
     one after the other in rank order and divides as trec_eval does, so that
     its value is trec_eval's double, bit for bit."""
     return options.get("ties") == TREC_ORDER
+
+
+def ranked_relevant(options) -> Relevant:
+    """The relevant documents of a metric's loop over ranks: ``Relevant(threshold)``,
+    which in TREC mode also counts the unjudged documents whose trec_eval code
+    is >= a negative threshold (trec_eval's ``P``, ``recall``, ``map``, ``Rprec``,
+    ``recip_rank``, ``success`` under ``-l -1``; its R, and its set measures,
+    count judged documents only)."""
+    threshold = options["threshold"]
+    # (at a level >= 0 no code of an unjudged document counts: the plain column,
+    # shared with R's count, is the same one)
+    return Relevant(threshold, unjudged=in_trec_mode(options) and threshold < 0)
 
 
 def _ranked_block(data, segments, lengths, starts, w: int, policies) -> dict:

@@ -13,7 +13,7 @@ import numpy as np
 from .._definition import Metric, metric_function
 from .._engine.blocks import row_sums, rowdot, tie_group_stats
 from .._engine.columns import Relevant
-from .._engine.ranking import in_trec_mode
+from .._engine.ranking import in_trec_mode, ranked_relevant
 
 __all__ = ["mean_average_precision_score", "gmap_score"]
 
@@ -24,7 +24,7 @@ _CAPPABLE = ("k", "threshold", "capped", "ties", "empty", "convention")
 
 def _ap(rank, p, k):
     """Average precision: sum over relevant ranks r <= k of P@r, over R (or min(R, k))."""
-    relevant = Relevant(p["threshold"])
+    relevant = ranked_relevant(p)  # (R: judged documents only)
     cut = rank.cut(k)
     trec = in_trec_mode(p)
 
@@ -53,10 +53,17 @@ def _ap(rank, p, k):
         return total
 
     total = rank.shared(("ap", relevant, cut, trec), make)
-    n_rel = rank.count(relevant)
+    n_rel = rank.count(Relevant(p["threshold"]))
     denominator = (np.minimum(n_rel, min(k, rank.width)) if (p.get("capped") and k is not None)
                    else n_rel)
     empty = n_rel == 0
+    if trec and k is None and (empty & (total > 0)).any():
+        # trec_eval's map under a negative -l: unjudged documents counted by rank
+        # and none in R give sum / 0 = inf, as it prints
+        empty = empty & (total == 0)
+        with np.errstate(divide="ignore"):
+            return np.divide(total, denominator, out=np.zeros(n_rel.shape),
+                             where=~empty), empty
     return np.divide(total, denominator, out=np.zeros(n_rel.shape), where=~empty), empty
 
 

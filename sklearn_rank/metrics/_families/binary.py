@@ -19,7 +19,7 @@ from ..._utils.validation import Interval
 from .._definition import Metric, metric_function
 from .._engine.blocks import flagged_above, rowdot
 from .._engine.columns import Relevant
-from .._engine.ranking import in_trec_mode
+from .._engine.ranking import in_trec_mode, ranked_relevant
 from .._vocab.params import Param, declare
 
 __all__ = ["precision_at_k_score", "recall_at_k_score", "f1_at_k_score", "r_precision_score",
@@ -31,8 +31,10 @@ _CAPPABLE = ("k", "threshold", "capped", "ties", "empty", "convention")
 
 
 def _hits(rank, p, k) -> np.ndarray:
-    """Expected number of relevant documents in the top k."""
-    return rank.expected(Relevant(p["threshold"]), rank.cut(k)).sum(axis=1)
+    """Expected number of relevant documents in the top k (trec_eval's P_k and
+    recall_k count by rank; its set measures, without k, judged documents)."""
+    relevant = ranked_relevant(p) if k is not None else Relevant(p["threshold"])
+    return rank.expected(relevant, rank.cut(k)).sum(axis=1)
 
 
 def _precision_denominator(rank, p, k) -> np.ndarray:
@@ -50,7 +52,8 @@ def _precision(rank, p, k):
     denominator = _precision_denominator(rank, p, k)
     value = np.divide(_hits(rank, p, k), denominator, out=np.zeros(denominator.shape),
                       where=denominator > 0)
-    return value, rank.count(Relevant(p["threshold"])) == 0
+    counted = ranked_relevant(p) if k is not None else Relevant(p["threshold"])
+    return value, rank.count(counted) == 0
 
 
 def _recall(rank, p, k):
@@ -59,21 +62,37 @@ def _recall(rank, p, k):
     return np.divide(_hits(rank, p, k), n_rel, out=np.zeros(n_rel.shape), where=~empty), empty
 
 
+declare(Param("beta", 1.0, (Interval(Real, None, None, closed="neither"),), """\
+beta : float, default=1
+    F-beta's weight of recall against precision: F = (1 + w) P R / (w P + R)
+    with w = beta**2 (van Rijsbergen's F-beta: recall counts beta times as
+    much as precision; 1 is F1). Under ``convention='trec_eval'``, w = beta,
+    as trec_eval's ``set_F.beta`` (its ``(x + 1) P R / (x P + R)``)."""))
+
+
+def _f_weight(p) -> float:
+    """F's w of (1 + w) P R / (w P + R): beta**2, or beta under trec_eval's convention."""
+    beta = p["beta"]
+    return beta if p.get("convention") == "trec_eval" or in_trec_mode(p) else beta * beta
+
+
 def _f1(rank, p, k):
-    # The harmonic mean of hits/D and hits/R is 2 hits / (D + R): linear in the
-    # hits, so its expected value over tie orderings is exact too.
+    # F1 = 2 hits / (D + R), linear in the hits, so its expected value over tie
+    # orderings is exact; so is F-beta's (1 + w) P R / (w P + R) = (1 + w) hits / (w R + D),
+    # written in P and R as trec_eval computes it (its doubles in TREC mode).
     n_rel = rank.count(Relevant(p["threshold"]))
     hits = _hits(rank, p, k)
-    if in_trec_mode(p):  # trec_eval's set_F: 2 P R / (P + R), in its operations
-        some = hits > 0
+    w = _f_weight(p)
+    some = hits > 0
+    if in_trec_mode(p) or w != 1.0:  # trec_eval's set_F: (x + 1) P R / (x P + R)
         precision = np.divide(hits, _precision_denominator(rank, p, k),
                               out=np.zeros(n_rel.shape), where=some)
         recall = np.divide(hits, n_rel, out=np.zeros(n_rel.shape), where=some)
-        value = np.divide(2.0 * precision * recall, precision + recall,
+        value = np.divide((w + 1.0) * precision * recall, w * precision + recall,
                           out=np.zeros(n_rel.shape), where=some)
         return value, n_rel == 0
     value = np.divide(2 * hits, _precision_denominator(rank, p, k) + n_rel,
-                      out=np.zeros(n_rel.shape), where=hits > 0)
+                      out=np.zeros(n_rel.shape), where=some)
     return value, n_rel == 0
 
 
@@ -81,7 +100,8 @@ def _r_precision(rank, p, k):
     relevant = Relevant(p["threshold"])
     n_rel = rank.count(relevant)
     cut = np.maximum(n_rel, 1).astype(np.intp)  # (R <= the width: R documents are judged)
-    at_r = flagged_above(rank.flagged(relevant), np.arange(cut.shape[0]), cut, rank.width)
+    at_r = flagged_above(rank.flagged(ranked_relevant(p)), np.arange(cut.shape[0]), cut,
+                         rank.width)
     if rank.tied:  # the tie group holding rank R adds its share of its relevant documents
         rows, last = np.arange(rank.tie_rows.shape[0]), cut[rank.tie_rows] - 1
         gstart, gend, csum = rank.tie_sums(relevant, rank.width)
@@ -158,15 +178,16 @@ def recall_at_k_score(y_true, y_score, *, qid=None, k=None, threshold=1, ties=No
 
 
 F1 = Metric(
-    "f1", "harmonic mean of precision@k and recall@k",
-    params=_CAPPABLE, capabilities={"binary", "cutoff", "bounded"},
+    "f1", "harmonic mean of precision@k and recall@k (F-beta with beta)",
+    params=("k", "beta", "threshold", "capped", "ties", "empty", "convention"),
+    capabilities={"binary", "cutoff", "bounded"},
     kernel=_f1)
 
 
 @metric_function(F1)
-def f1_at_k_score(y_true, y_score, *, qid=None, k=None, threshold=1, capped=None, ties=None,
-                  empty=None, sample_weight=None, convention=None) -> float:
-    """F1@k: the harmonic mean of precision@k and recall@k.
+def f1_at_k_score(y_true, y_score, *, qid=None, k=None, beta=1.0, threshold=1, capped=None,
+                  ties=None, empty=None, sample_weight=None, convention=None) -> float:
+    """F1@k: the harmonic mean of precision@k and recall@k (F-beta with ``beta``).
 
     See Also
     --------
@@ -176,13 +197,20 @@ def f1_at_k_score(y_true, y_score, *, qid=None, k=None, threshold=1, capped=None
     -----
     F1@k = 2 P R / (P + R) = 2 (number relevant in the top k) / (k + R), with
     P's denominator min(k, n) when ``capped``; 0 when nothing relevant is retrieved.
-    Spec: ``"f1@k"``.
+    With ``beta``, F-beta = (1 + beta**2) P R / (beta**2 P + R) (van Rijsbergen's
+    F-beta; under ``convention='trec_eval'`` trec_eval's set_F:
+    (1 + beta) P R / (beta P + R), where its beta weighs as beta**2 here).
+    Spec: ``"f1@k"``, ``"f1(beta=2)@k"``.
 
     Examples
     --------
     >>> from sklearn_rank.metrics import f1_at_k_score
     >>> f1_at_k_score([[1, 0, 2, 0]], [[4, 3, 2, 1]], k=2)
     0.5
+    >>> f1_at_k_score([[1, 0, 2, 0]], [[4, 3, 2, 1]], k=2, beta=2)  # P = 1/2, R = 1/2
+    0.5
+    >>> round(f1_at_k_score([[1, 0, 2, 0]], [[4, 3, 2, 1]], k=1, beta=2), 6)  # P 1, R 1/2
+    0.555556
     """
 
 

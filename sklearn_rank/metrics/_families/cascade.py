@@ -15,7 +15,8 @@ import numpy as np
 
 from .._definition import Metric, metric_function
 from .._engine.blocks import rowdot
-from .._engine.columns import POSITIVE, Relevant, StopProbability
+from .._engine.columns import POSITIVE, StopProbability
+from .._engine.ranking import ranked_relevant
 from .._engine.ties import cascade_ties
 
 __all__ = ["hit_rate_score", "mean_reciprocal_rank_score", "expected_reciprocal_rank_score"]
@@ -44,7 +45,7 @@ def _cascade(rank, col, weights) -> np.ndarray:
 
 def _binary_cascade(rank, p, k, weights_of):
     """A cascade with 0/1 stop probabilities: the weight of the first relevant rank."""
-    relevant = Relevant(p["threshold"])
+    relevant = ranked_relevant(p)
     cut = rank.cut(k)
     weights = weights_of(cut)
     rel = rank.ranked(relevant, cut)

@@ -12,13 +12,29 @@ import numpy as np
 
 from .._definition import Metric, metric_function
 from .._engine.blocks import row_sums, rowdot
-from .._engine.columns import Gain, Scaled, rows_scaled
+from .._engine.columns import Gain, PairGain, Scaled, gain_pairs, rows_scaled
 from .._engine.ranking import in_trec_mode
+from .._vocab.params import Param, declare
 
 __all__ = ["cumulative_gain_score", "dcg_score", "ndcg_score"]
 
 
 _DISCOUNTED = ("k", "gain", "discount", "log_base", "ties", "empty", "convention")
+
+declare(Param("gains", None, (str, None), """\
+gains : str, default=None
+    Gain pairs ``'level=gain,...'`` (trec_eval's ``ndcg.1=0,2=3``, ``dcg.1=0,2=3``): a
+    document of a listed whole-number level has that gain (the first pair
+    of a level wins), any other the gain of ``gain``. The ideal ranking
+    sorts the gains decreasingly (NDCG); under ``convention='trec_eval'`` on
+    trec_eval's rankings (:func:`sklearn_rank.trec.evaluate_run`,
+    :func:`sklearn_rank.trec.trec_eval`) it is trec_eval's: the pairs in
+    the order given, then the query's other levels at their own value,
+    sorted by the gain difference truncated to an integer (a stable merge
+    sort, so fractional gains may stay out of order) and walked from the top
+    while the gain is > 0; gains may then be negative, and a pair for -1 or
+    -2 gives unjudged documents (not in the qrels, or at a negative level) a
+    gain."""))
 
 
 def discount_vector(discount, log_base: float, size: int, needed: int | None = None
@@ -64,10 +80,12 @@ def _discount_array(discount, size: int) -> np.ndarray:
 
 
 def _gain(rank, p, scaled: bool = False):
-    """The gain column of the options; with ``scaled`` (for ratios: NDCG),
-    its :class:`~sklearn_rank.metrics._engine.columns.Scaled` version where a query of the block
-    needs it."""
+    """The gain column of the options (with ``gains``' pairs); with ``scaled``
+    (for ratios: NDCG), its :class:`~sklearn_rank.metrics._engine.columns.Scaled` version where
+    a query of the block needs it."""
     col = Gain.of(p["gain"])
+    if p.get("gains") is not None:
+        col = PairGain(col, gain_pairs(p["gains"]))
     if scaled and rank.unranked(Scaled(col)) is not None:
         return Scaled(col)
     return col
@@ -127,11 +145,68 @@ def _cg(rank, p, k):
 
 
 def _dcg(rank, p, k):
+    if p.get("gains") is not None and in_trec_mode(p):
+        from .trec_eval.gains import pair_dcg
+
+        # (every query has trec_eval's DCG: a pair may give unjudged documents a gain)
+        dcg = pair_dcg(gain_pairs(p["gains"]), k=k, **_trec_rows(rank))
+        return dcg, np.zeros(dcg.shape[0], dtype=bool)
     dcg, _, empty = _discounted(rank, p, k)
     return dcg, empty
 
 
+def _trec_pair_ndcg(rank, p, k):
+    """trec_eval's ndcg with gain pairs (:func:`~.trec_eval.gains.pair_ndcg`) on a
+    block of its rankings: the retrieved rows' codes, the queries' level counts."""
+    from .trec_eval.gains import pair_ndcg
+
+    value, idcg = pair_ndcg(gain_pairs(p["gains"]), k=k, **_trec_rows(rank))
+    return value, ~(idcg > 0)
+
+
+def _trec_rows(rank) -> dict:
+    """The arguments of trec_eval's gain-pair kernels for a block of its
+    rankings: the retrieved rows' codes in rank order (``rel``), their query
+    and rank, the number of queries and their level counts."""
+    data, segments = rank.data, rank.segments
+    n = rank.retrieved if rank.retrieved is not None else rank.lengths
+    starts = data.starts[segments]
+    query = np.repeat(np.arange(segments.shape[0]), n)
+    position = np.arange(query.shape[0]) - np.repeat(np.cumsum(n) - n, n)
+    rows = np.repeat(starts, n) + position
+    if data.codes is not None:
+        codes = data.codes[rows]
+    else:  # (no codes: an unjudged document is "not in the qrels")
+        codes = data.labels[rows] if data.judged is None else np.where(
+            data.judged[rows] > 0, data.labels[rows], -1.0)
+    if data.trec_levels is not None:
+        levels, top = (a[segments] for a in data.trec_levels)
+    else:
+        levels, top = _level_counts(data, segments)
+    return {"rel": codes.astype(np.int64), "query": query, "position": position,
+            "nq": segments.shape[0], "levels": levels, "top": top}
+
+
+def _level_counts(data, segments) -> tuple[np.ndarray, np.ndarray]:
+    """Each query's judged documents per whole-number level >= 0, and its top level."""
+    lengths, starts = data.lengths[segments], data.starts[segments]
+    rows = np.repeat(starts, lengths) + np.arange(lengths.sum()) - np.repeat(
+        np.cumsum(lengths) - lengths, lengths)
+    labels = data.labels[rows]
+    judged = np.ones(rows.shape[0], dtype=bool) if data.judged is None else data.judged[rows] > 0
+    query = np.repeat(np.arange(segments.shape[0]), lengths)
+    keep = judged & (labels >= 0)
+    width = int(labels[keep].max(initial=0)) + 1
+    levels = np.bincount(query[keep] * width + labels[keep].astype(np.int64),
+                         minlength=segments.shape[0] * width).reshape(-1, width)
+    top = np.full(segments.shape[0], -1)
+    np.maximum.at(top, query[keep], labels[keep].astype(np.int64))
+    return levels, top
+
+
 def _ndcg(rank, p, k):
+    if p.get("gains") is not None and in_trec_mode(p):
+        return _trec_pair_ndcg(rank, p, k)
     # A ratio: computed scale-free, so any finite gains give the right number.
     dcg, idcg, empty = _discounted(rank, p, k, scaled=True)
     empty = empty | (idcg <= 0)
@@ -170,12 +245,13 @@ def cumulative_gain_score(y_true, y_score, *, qid=None, k=None, gain=None, ties=
 
 DCG = Metric(
     "dcg", "discounted cumulative gain: sum of the top-k gains times their discounts",
-    params=_DISCOUNTED, capabilities={"graded", "cutoff"},
+    params=("k", "gain", "gains", "discount", "log_base", "ties", "empty", "convention"),
+    capabilities={"graded", "cutoff"},
     kernel=_dcg)
 
 
 @metric_function(DCG)
-def dcg_score(y_true, y_score, *, qid=None, k=None, gain=None, discount="log2",
+def dcg_score(y_true, y_score, *, qid=None, k=None, gain=None, gains=None, discount="log2",
               log_base=2, ties=None, empty=None, sample_weight=None,
               convention=None) -> float:
     """Discounted cumulative gain DCG@k, averaged over queries.
@@ -202,12 +278,13 @@ def dcg_score(y_true, y_score, *, qid=None, k=None, gain=None, discount="log2",
 
 NDCG = Metric(
     "ndcg", "normalized DCG: DCG@k / ideal DCG@k",
-    params=_DISCOUNTED, capabilities={"graded", "cutoff", "bounded", "normalised"},
+    params=("k", "gain", "gains", "discount", "log_base", "ties", "empty", "convention"),
+    capabilities={"graded", "cutoff", "bounded", "normalised"},
     kernel=_ndcg)
 
 
 @metric_function(NDCG)
-def ndcg_score(y_true, y_score, *, qid=None, k=None, gain=None, discount="log2",
+def ndcg_score(y_true, y_score, *, qid=None, k=None, gain=None, gains=None, discount="log2",
                log_base=2, ties=None, empty=None, sample_weight=None,
                convention=None) -> float:
     """Normalized discounted cumulative gain NDCG@k, averaged over queries.

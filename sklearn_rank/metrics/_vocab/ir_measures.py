@@ -341,6 +341,8 @@ def _options(name: str, params: dict) -> dict:
         options["capped"] = False
     if name == "nDCG":
         options["gain"] = _ndcg_gain(value, params)
+    elif name == "SetF":
+        _set_f_options(options, value["beta"])
     elif name == "ERR":
         options["max_grade"] = 4.0
     elif name == "RBP":
@@ -371,6 +373,13 @@ def _ndcg_gain(value: dict, params: dict):
     return IrmGains(tuple(sorted((k, v) for k, v in gains.items() if k != v)))
 
 
+def _set_f_options(options: dict, beta: float) -> None:
+    """``SetF(beta=b)`` is pytrec_eval's, trec_eval's ``set_F.b``: the registry's
+    ``f1(beta=b)`` in trec_eval's form (w = beta, not beta**2)."""
+    if beta != 1.0:
+        options.update(beta=beta, convention="trec_eval")
+
+
 def _rbp_options(options: dict, value: dict, params: dict) -> None:
     if value["rel"] is _NONE:
         _refuse("RBP", "write RBP(rel=1): graded RBP has no ir_measures provider.")
@@ -396,8 +405,7 @@ def is_engine(name: str, params: dict) -> bool:
     """Whether ir_measures' ``name`` with ``params`` is computed by the
     trec_eval engine (:mod:`sklearn_rank.metrics._families.trec_eval`), not the registry."""
     return (name in ENGINE or name in ("Compat", "Accuracy") or name in DIVERSITY
-            or (name == "SetP" and params.get("relative", False))
-            or (name == "SetF" and params.get("beta", 1.0) != 1.0))
+            or (name == "SetP" and params.get("relative", False)))
 
 
 def irm_engine(node: ast.expr, spec: str) -> tuple[str, dict, str] | None:
@@ -418,7 +426,7 @@ def irm_spec(node: ast.expr, spec: str, build: Callable) -> tuple[str, dict, str
     name, params = _read(node, spec)
     _check(name, params, spec)
     if is_engine(name, params):
-        family = ENGINE.get(name) or {"SetP": "set_relative_P", "SetF": "set_F.beta"}.get(name)
+        family = ENGINE.get(name) or {"SetP": "set_relative_P"}.get(name)
         label = irm_label(name, params)
         if family:
             _refuse(name, f"it is trec_eval's {family} with ir_measures' conventions, which no "

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..._utils.validation import Interval, StrOptions, check_params, python_scalar
-from .._engine.columns import is_pairs
+from .._engine.columns import gain_pairs, is_pairs
 from .text import MAX_INT
 
 __all__ = ["CONVENTIONS", "DISCOUNTS", "EMPTY", "GAINS", "MIN_DOCUMENTS", "PARAMS", "TIES",
@@ -257,4 +257,9 @@ def check_options(options: Mapping[str, Any], caller: str) -> dict[str, Any]:
     for name, value in options.items():
         if name in _TABLES:
             _check_table(name, value, caller)
+        if name == "gains" and value is not None:
+            try:
+                gain_pairs(value)
+            except ValueError as error:
+                raise ValueError(f"The 'gains' parameter of {caller}: {error}") from None
     return options

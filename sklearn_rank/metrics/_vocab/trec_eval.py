@@ -28,6 +28,7 @@ TREC_MEASURES: dict[str, str] = {
     "bpref": "bpref",
     "recip_rank": "mrr",
     "ndcg": "ndcg(gain='linear')",
+    "dcg": "dcg(gain='linear')",
     "set_P": "p",
     "set_recall": "recall",
     "set_F": "f1",

@@ -22,7 +22,7 @@ __all__ = ["trec_eval"]
     "qrels": [str, os.PathLike, HasMethods(("read",)), Qrels, DataFrame, dict],
     "run": [str, os.PathLike, HasMethods(("read",)), Run, DataFrame, dict],
     "measures": [str, Iterable],
-    "relevance_level": [Interval(Integral, 0, None, closed="left")],
+    "relevance_level": [Interval(Integral, None, None, closed="neither")],
     "complete": ["boolean"],
     "judged_only": ["boolean"],
     "max_retrieved": [Interval(Integral, 0, None, closed="left"), None],
@@ -48,10 +48,12 @@ def trec_eval(qrels, run, measures: str | Iterable[str] = "official", *,
         ``"rbp.p=0.8"``, ``"iprec_at_recall.0.5"``) and sets (``"official"``,
         ``"all_trec"``, ``"set"``).
     relevance_level : int, default=1
-        ``-l``: a document is relevant when its level is >= this (>= 0: a
-        level below 0 would make documents the qrels do not judge relevant,
-        which no measure here defines; the binary prints numbers for it that
-        count them in some measures and not in their R).
+        ``-l``: a document is relevant when its level is >= this. Below 0,
+        as trec_eval 10.0: the measures that loop over ranks (``P``,
+        ``recall``, ``map``, ``Rprec``, ``recip_rank``, ``success``, ...)
+        also count an unjudged document whose code is >= the level (-1: not
+        in the qrels, -2: a negative qrels level), while R (``num_rel``) and
+        the set measures count judged documents only.
     complete : bool, default=False
         ``-c``: a judged query the run lacks is evaluated on an empty
         ranking; without it such a query is a ``ValueError``, as trec_eval 10

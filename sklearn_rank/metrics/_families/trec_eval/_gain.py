@@ -1,144 +1,21 @@
-"""trec_eval 10.0's gain-based measures: ndcg, ndcg_cut, G, ndcg_rel, Rndcg, rbp, rbp_resid.
+"""trec_eval 10.0's gain-based measures without a registry twin: dcg, ideal_dcg, G,
+ndcg_rel, Rndcg, rbp, rbp_resid.
 
-A query's gains come from trec_eval's gain list (``level=gain`` pairs, then
-every level of the query at its own value), sorted by trec_eval's
-comparator (the gain difference truncated to an int) with glibc's merge sort;
-the ideal ranking walks that list from its top. Everything runs on a grid of
+A query's gains and ideal ranking come from trec_eval's gain list
+(:class:`~.gains.GainSetup`; ``ndcg`` with gain pairs is the registry's
+``ndcg(gains=...)``, on the same list). Everything runs on a grid of
 ranks ``0 .. max(n, L)`` per query (``L``: the ideal ranking's length), with
 running sums done query by query in rank order, as trec_eval adds them.
 """
 
 from __future__ import annotations
 
-import math
-from functools import cached_property
-
 import numpy as np
 
 from ._measures import Context, log2_discount, where_div
+from .gains import GainSetup, ideal_dcg, within
 
-__all__ = ["GainSetup", "ndcg", "g_measure", "ndcg_rel", "rndcg", "rbp",
-           "rbp_resid"]
-
-
-def _compare(a, b) -> int:
-    d = a[1] - b[1]
-    return int(d) if math.isfinite(d) else (1 if d > 0 else -1)
-
-
-def _msort(items: list) -> list:
-    """glibc's ``msort``: top-down merge sort, the left half wins ties."""
-    n = len(items)
-    if n <= 1:
-        return list(items)
-    n1 = n // 2
-    left, right = _msort(items[:n1]), _msort(items[n1:])
-    out, i, j = [], 0, 0
-    while i < len(left) and j < len(right):
-        if _compare(left[i], right[j]) <= 0:
-            out.append(left[i])
-            i += 1
-        else:
-            out.append(right[j])
-            j += 1
-    return out + left[i:] + right[j:]
-
-
-def _is_integer_name(name: str) -> bool:
-    body = name[1:] if name[:1] in "+-" else name
-    return body.isdigit()
-
-
-def _atol(text: str) -> int:
-    import re
-
-    m = re.match(r"\s*([+-]?\d+)", text)
-    return int(m.group(1)) if m else 0
-
-
-def _gain_list(pairs, n_levels: int) -> list:
-    """Sorted entries (level, gain, counted level or None) for a query whose
-    levels are 0 .. n_levels - 1."""
-    entries = [[_atol(name), value, None] for name, value in pairs if _is_integer_name(name)]
-    for i in range(n_levels):
-        for e in entries:
-            if e[0] == i:
-                e[2] = i
-                break
-        else:
-            entries.append([i, float(i), i])
-    return _msort([tuple(e) for e in entries])
-
-
-class GainSetup:
-    """Per-row gains and per-query ideal rankings for one pair list."""
-
-    def __init__(self, c: Context, pairs):
-        self.c = c
-        data = c.data
-        n_levels = np.maximum(data.top + 1, 0)
-        groups, self.group = np.unique(n_levels, return_inverse=True)
-        self.lists = [_gain_list(pairs, int(g)) for g in groups]
-        lo = min([-2] + [e[0] for lst in self.lists for e in lst])
-        hi = max([0] + [e[0] for lst in self.lists for e in lst])
-        lut = np.zeros((len(groups), hi - lo + 1))
-        for gi, lst in enumerate(self.lists):
-            seen = set()
-            for level, gain, _ in lst:
-                if level not in seen:
-                    seen.add(level)
-                    lut[gi, level - lo] = gain
-        self.lut, self.lo = lut, lo
-        self._row_gains = None
-
-    def row_gains(self) -> np.ndarray:
-        if self._row_gains is None:
-            c = self.c
-            if self.lut.shape[0] == 1:
-                self._row_gains = self.lut[0].take(c.rel - self.lo)
-            else:
-                self._row_gains = self.lut[self.group[c.query], c.rel - self.lo]
-        return self._row_gains
-
-    @cached_property
-    def ideal(self) -> tuple[np.ndarray, np.ndarray]:
-        """(ideal gains flat, their query index), queries in order."""
-        c = self.c
-        levels = c.data.levels
-        parts_g, parts_c, parts_q = [], [], []
-        for gi, lst in enumerate(self.lists):
-            qs = np.flatnonzero(self.group == gi)
-            if not qs.shape[0] or not lst:
-                continue
-            rev = lst[::-1]
-            gains = np.array([e[1] for e in rev])
-            counts = np.zeros((qs.shape[0], len(rev)), dtype=np.int64)
-            for j, (_, _, counted) in enumerate(rev):
-                if counted is not None and counted < levels.shape[1]:
-                    counts[:, j] = levels[qs, counted]
-            if gains[0] <= 0:
-                counts[:] = 0
-            stop = np.cumsum((counts > 0) & (gains <= 0)[None, :], axis=1) > 0
-            counts[stop] = 0
-            parts_g.append(np.tile(gains, qs.shape[0]))
-            parts_c.append(counts.ravel())
-            parts_q.append(np.repeat(qs, len(rev)))
-        if not parts_g:
-            return np.zeros(0), np.zeros(0, dtype=np.int64)
-        g, cnt, q = (np.concatenate(p) for p in (parts_g, parts_c, parts_q))
-        order = np.argsort(q, kind="stable")
-        g, cnt, q = g[order], cnt[order], q[order]
-        return np.repeat(g, cnt), np.repeat(q, cnt)
-
-    @cached_property
-    def ideal_length(self) -> np.ndarray:
-        return np.bincount(self.ideal[1], minlength=self.c.nq)
-
-
-def _within(q: np.ndarray, nq: int) -> np.ndarray:
-    counts = np.bincount(q, minlength=nq)
-    starts = np.cumsum(counts) - counts
-    return np.arange(q.shape[0]) - np.repeat(starts, counts)
+__all__ = ["g_measure", "ideal_dcg_measure", "ndcg_rel", "rndcg", "rbp", "rbp_resid"]
 
 
 def _seg_cumsum(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -166,30 +43,14 @@ def _seg_cumsum(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
 def _setup(c: Context, params) -> GainSetup:
     key = ("gains", params.text if params is not None else None)
     if key not in c.cache:
-        c.cache[key] = GainSetup(c, params.pairs if params is not None else [])
+        c.cache[key] = GainSetup(params.pairs if params is not None else [], rel=c.rel,
+                                 query=c.query, nq=c.nq, levels=c.data.levels,
+                                 top=c.data.top)
     return c.cache[key]
 
 
 def _pair_name(base, params):
     return base if params is None else f"{base}_{params.text}"
-
-
-def _idcg(setup: GainSetup) -> np.ndarray:
-    g, q = setup.ideal
-    pos = _within(q, setup.c.nq)
-    return np.bincount(q, weights=g / log2_discount(pos), minlength=setup.c.nq)
-
-
-def _dcg_terms(c, gains):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(gains != 0, gains / log2_discount(c.position), 0.0)
-
-
-def ndcg(c: Context, params):
-    setup = _setup(c, params)
-    dcg = _prefix(c, params).dcg_final  # the same additions, the zeros left out
-    idcg = _idcg(setup)
-    return [(_pair_name("ndcg", params), where_div(idcg > 0, dcg, idcg))]
 
 
 class _Prefix:
@@ -217,7 +78,7 @@ class _Prefix:
         self.ext_pos = np.arange(self.ext_q.shape[0]) - np.repeat(self.ext_start, ext)
         ideal_g, ideal_q = setup.ideal
         self.ideal = np.zeros(self.ext_q.shape[0])
-        self.ideal[np.repeat(self.ext_start, length) + _within(ideal_q, nq)] = ideal_g
+        self.ideal[np.repeat(self.ext_start, length) + within(ideal_q, nq)] = ideal_g
         with np.errstate(divide="ignore", invalid="ignore"):
             iterm = np.where(self.ideal > 0, self.ideal / log2_discount(self.ext_pos), 0.0)
         self.idcg = _seg_cumsum(iterm, ext)
@@ -371,11 +232,6 @@ def rbp_resid(c: Context, params):
     return [(_pair_name("rbp_resid", params), v)]
 
 
-def dcg(c: Context, params):
+def ideal_dcg_measure(c: Context, params):
     setup = _setup(c, params)
-    return [(_pair_name("dcg", params), c.total(None, _dcg_terms(c, setup.row_gains())))]
-
-
-def ideal_dcg(c: Context, params):
-    setup = _setup(c, params)
-    return [(_pair_name("ideal_dcg", params), _idcg(setup))]
+    return [(_pair_name("ideal_dcg", params), ideal_dcg(setup))]

@@ -145,8 +145,9 @@ def where_div(cond, a, b) -> np.ndarray:
     guarded divisions), broadcast to one shape."""
     out = np.zeros(np.broadcast(cond, a, b).shape)
     cond = np.broadcast_to(cond, out.shape)
-    np.divide(np.broadcast_to(np.asarray(a, float), out.shape),
-              np.broadcast_to(np.asarray(b, float), out.shape), out=out, where=cond)
+    with np.errstate(divide="ignore", invalid="ignore"):  # (binG under -l -1: x / 0, inf)
+        np.divide(np.broadcast_to(np.asarray(a, float), out.shape),
+                  np.broadcast_to(np.asarray(b, float), out.shape), out=out, where=cond)
     return out
 
 
@@ -176,6 +177,8 @@ def _iprec(c, points: list[float], truncate: bool = False):
     """trec_eval's interpolated precision at each recall point: a list of
     arrays. The cut rank is 10.0's ``lround(p * R)``; with ``truncate``,
     9.0.8's ``(long)(p * R + 0.9)`` (ir_measures' IPrec)."""
+    if c.level < 0:
+        return _by_scan(c, points, truncate)[0]
     values, rows = c.interpolated
     r, nrr = c.num_rel, c.num_rel_ret
     first_rel = np.concatenate(([0], np.cumsum(nrr)))[:-1]  # index in rows of the 1st rel
@@ -192,6 +195,41 @@ def _iprec(c, points: list[float], truncate: bool = False):
         v[none] = _divide(0.0, c.n[none])
         out.append(v)
     return out
+
+
+def _by_scan(c, points, truncate: bool = False) -> tuple[list, np.ndarray]:
+    """``_iprec``'s values and 11pt_avg's sum under a negative ``-l``, query by query
+    as trec_eval's reverse scan (its C, transcribed): it starts from num_rel_ret
+    (judged documents) and counts down at every row whose code is >= the level,
+    unjudged ones included, so the scan may stop before the top."""
+    r = c.num_rel.astype(np.float64)
+    cuts = [np.trunc(p * r + 0.9).astype(np.int64) if truncate else _lround(p * r)
+            for p in points]
+    values = [np.zeros(c.nq) for _ in points]
+    sums = np.zeros(c.nq)
+    for q in range(c.nq):
+        codes = c.rel[c.offsets[q]:c.offsets[q + 1]].tolist()
+        nrr, n = int(c.num_rel_ret[q]), len(codes)
+        cur = len(points) - 1
+        while cur >= 0 and cuts[cur][q] > nrr:
+            cur -= 1
+        int_precis = float(_divide(nrr, n))
+        rel_so_far, i, total = nrr, n, 0.0
+        while i > 0 and rel_so_far > 0:
+            int_precis = max(int_precis, rel_so_far / i)
+            if codes[i - 1] >= c.level:
+                while cur >= 0 and rel_so_far == cuts[cur][q]:
+                    values[cur][q] = int_precis
+                    total += int_precis
+                    cur -= 1
+                rel_so_far -= 1
+            i -= 1
+        while cur >= 0:
+            values[cur][q] = int_precis
+            total += int_precis
+            cur -= 1
+        sums[q] = total
+    return values, sums
 
 
 def _lround(x: np.ndarray) -> np.ndarray:
@@ -230,6 +268,9 @@ def infap(c, _):
 
 
 def rprec_mult(c, points):
+    if c.level < 0:
+        return [(f"Rprec_mult_{x:3.2f}", v) for x, v in zip(points, _rprec_mult_scan(c, points),
+                                                             strict=True)]
     out = []
     r = c.num_rel.astype(np.float64)
     for x in points:
@@ -243,9 +284,35 @@ def rprec_mult(c, points):
     return out
 
 
+def _rprec_mult_scan(c, points) -> list:
+    """Rprec_mult under a negative ``-l``, query by query as trec_eval's reverse
+    scan (its C, transcribed; see :func:`_by_scan`)."""
+    r = c.num_rel.astype(np.float64)
+    cuts = [np.trunc(x * r + 0.9).astype(np.int64) for x in points]
+    values = [np.zeros(c.nq) for _ in points]
+    for q in range(c.nq):
+        codes = c.rel[c.offsets[q]:c.offsets[q + 1]].tolist()
+        nrr, n = int(c.num_rel_ret[q]), len(codes)
+        cur = len(points) - 1
+        while cur >= 0 and cuts[cur][q] > n:
+            values[cur][q] = nrr / float(cuts[cur][q])
+            cur -= 1
+        rel_so_far, i = nrr, n
+        while i > 0 and rel_so_far > 0:
+            while cur >= 0 and i == cuts[cur][q]:
+                values[cur][q] = rel_so_far / i
+                cur -= 1
+            if codes[i - 1] >= c.level:
+                rel_so_far -= 1
+            i -= 1
+    return values
+
+
 def pt11_avg(c, params):
     points = params.values if params is not None else [i / 10 for i in range(11)]
-    if list(points) != sorted(points):
+    if c.level < 0:
+        s = _by_scan(c, points)[1]
+    elif list(points) != sorted(points):
         s = _pt11_unsorted(c, points)
     else:
         s = np.zeros(c.nq)

@@ -1,5 +1,5 @@
-"""trec_eval 10.0's set measures (set_P, set_recall, set_relative_P, set_map,
-set_F, utility), unj and relstring: counts over each query's whole ranking
+"""trec_eval 10.0's set measures without a registry twin (set_relative_P, set_map,
+utility), unj and relstring: counts over each query's whole ranking
 (or its top k), vectorised over queries like :mod:`._measures`."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import numpy as np
 
 from ._measures import where_div
 
-__all__ = ["relstring", "set_f", "set_map", "set_relative_p", "unj", "utility"]
+__all__ = ["relstring", "set_map", "set_relative_p", "unj", "utility"]
 
 
 def relstring(c, params):
@@ -53,16 +53,6 @@ def set_map(c, _):
     ok = (c.n > 0) & (c.num_rel > 0)
     nrr = c.num_rel_ret.astype(np.float64)
     return [("set_map", where_div(ok, nrr * nrr, c.n.astype(float) * c.num_rel))]
-
-
-def set_f(c, params):
-    beta = params.values[0] if params is not None and params.values else 1.0
-    nrr = c.num_rel_ret
-    ok = nrr > 0
-    p = where_div(ok, nrr, c.n)
-    r = where_div(ok, nrr, c.num_rel)
-    v = where_div(ok, (beta + 1.0) * p * r, beta * p + r)
-    return [("set_F" if params is None else f"set_F_{params.text}", v)]
 
 
 def unj(c, ks):

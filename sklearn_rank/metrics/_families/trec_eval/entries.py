@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._vocab.trec_eval_table import STRINGS, Params, parse_measures
+from ..._vocab.trec_eval_table import STRINGS, parse_measures
 from . import _measures as m
 from . import _set as st
 from .measures import compute, sequential_sum
@@ -120,10 +120,8 @@ def irm_entry(found: tuple, data, level: int, keep: np.ndarray):
         values, how = np.ones(data.n_queries), "sum"
     elif name == "SetAP":
         values = st.set_map(c, None)[0][1]
-    elif name == "SetP":
+    else:  # SetP(relative=True): trec_eval's set_relative_P
         values = st.set_relative_p(c, None)[0][1]
-    else:  # SetF(beta=b): trec_eval's set_F.b
-        values = st.set_f(c, Params(repr(params["beta"]), (params["beta"],)))[0][1]
     values = np.where(data.missing, 0.0, values)[keep]
     empty = int((c.num_rel[keep] == 0).sum()) if how == "mean" else 0
     return TrecMeasure(label, how, bool(params.get("judged_only")), True), values, \

@@ -26,7 +26,8 @@ from .ranked import Ranked
 __all__ = ["KERNELS", "Context", "Row", "compute", "sequential_sum", "twin_specs"]
 
 # trec_eval's measures a registry metric computes (the table's TWINS: the registry
-# spec of each, a template of the cut-off for the cut-off families) are evaluated under
+# spec of each, a template of the cut-off for the cut-off families; set_F.beta is
+# f1(beta=...), ndcg's gain pairs ndcg(gains=...)) are evaluated under
 # convention="trec_eval" (linear gain, empty queries 0) with -l as the
 # threshold, on the rankings in trec_eval's order (TREC_ORDER).
 _LOGGED = ("gm_map", "gm_bpref")  # per query: the log of the value, floored at 1e-5
@@ -34,17 +35,15 @@ _LOGGED = ("gm_map", "gm_bpref")  # per query: the log of the value, floored at 
 #: The kernel of every measure of the table that no registry metric computes
 #: (:data:`TWINS`), but runid and num_q (the run's tag and the number of
 #: queries): ``(Context, parameters) -> [(printed name, per-query values)]``.
-#: ndcg with gain pairs and set_F with a beta are here too: no registry
-#: metric takes trec_eval's gain pairs (whose ideal ranking sorts gains by
-#: their difference truncated to an int) or F's beta.
+#: No measure is in both: one kernel each, trec_eval's parameters included.
 KERNELS = {
     "num_ret": m.num_ret, "num_rel": m.num_rel, "num_rel_ret": m.num_rel_ret,
     "iprec_at_recall": m.iprec_at_recall, "relstring": st.relstring, "infAP": m.infap,
     "Rprec_mult": m.rprec_mult, "utility": st.utility, "11pt_avg": m.pt11_avg,
-    "binG": m.bin_g, "G": gain.g_measure, "dcg": gain.dcg, "ideal_dcg": gain.ideal_dcg,
-    "ndcg": gain.ndcg, "ndcg_rel": gain.ndcg_rel, "Rndcg": gain.rndcg,
+    "binG": m.bin_g, "G": gain.g_measure,
+    "ideal_dcg": gain.ideal_dcg_measure, "ndcg_rel": gain.ndcg_rel, "Rndcg": gain.rndcg,
     "relative_P": m.relative_p, "set_relative_P": st.set_relative_p,
-    "set_map": st.set_map, "set_F": st.set_f,
+    "set_map": st.set_map,
     "num_nonrel_judged_ret": m.num_nonrel_judged_ret, "rbp": gain.rbp,
     "rbp_resid": gain.rbp_resid, "unj": st.unj,
 }
@@ -106,15 +105,36 @@ def _measure_rows(c: Context, name: str, params) -> list[Row]:
 def twin_specs(name: str, params) -> list[tuple[str, str]] | None:
     """``[(printed name, registry spec)]`` of trec_eval's measure ``name``
     with ``params`` (its cut-offs, or a :class:`Params`), or None when no
-    registry metric computes it (``ndcg``'s gain pairs, ``set_F``'s beta)."""
+    registry metric computes it."""
     template = TWINS.get(name)
     if template is None:
         return None
     if MEASURES[name].params == LONG:
         return [(f"{name}_{k}", template.format(k)) for k in params]
-    if params:  # (the defaults of a measure without parameters are ())
-        return None
-    return [(name, template)]
+    if not params:  # (the defaults of a measure without parameters are ())
+        return [(name, template)]
+    if name == "set_F":  # trec_eval reads the first value only
+        return [(f"set_F_{params.text}", f"f1(beta={_literal(params.values[0])})")]
+    # ndcg's and dcg's gain pairs: those of a whole-number level (trec_eval
+    # ignores the others), in the order given (its ideal ranking depends on it)
+    pairs = ",".join(f"{n.strip()}={v!r}" for n, v in params.pairs if _whole(n))
+    spec = f"{name}(gain='linear', gains={pairs!r})" if pairs else template
+    return [(f"{name}_{params.text}", spec)]
+
+
+def _whole(name: str) -> bool:
+    """trec_eval's ``valid_int``: an optional sign, then digits only."""
+    body = name[1:] if name[:1] in "+-" else name
+    return body.isdigit()
+
+
+def _literal(value: float) -> str:
+    """``value`` as a spec's literal: a finite number (trec_eval prints nan for
+    an infinite or nan parameter; the registry refuses it, saying so)."""
+    if not math.isfinite(value):
+        raise ValueError(f"trec_eval measure parameter {value!r}: give a finite number "
+                         "(e.g. set_F.0.5); trec_eval would print nan for every query")
+    return repr(value)
 
 
 def _registry(c: Context, name: str, twins: list) -> list:
@@ -136,12 +156,14 @@ def _evaluate_twins(c: Context, texts: list[str]) -> None:
     texts = [text for text in dict.fromkeys(texts) if text not in c.cache]
     if not texts:
         return
-    if "data" not in c.cache:
-        c.cache["data"] = c.data.as_data()
+    gains = any("gains=" in text for text in texts)
+    key = ("data", c.level < 0 or gains, gains)
+    if key not in c.cache:
+        c.cache[key] = c.data.as_data(codes=key[1], trec_levels=gains)
     specs = parse_specs(texts)
     plan = Plan.resolved(specs, {"convention": "trec_eval", "threshold": c.level})
     plan = Plan(replace(e, options={**e.options, "ties": TREC_ORDER}) for e in plan.entries)
-    part = plan.per_query(c.cache["data"])
+    part = plan.per_query(c.cache[key])
     for text, spec in zip(texts, specs, strict=True):
         values = part.values[str(spec)].copy()
         values[part.empty[str(spec)]] = 0.0  # trec_eval's 0 (convention: empty="zero")

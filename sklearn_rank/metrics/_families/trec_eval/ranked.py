@@ -61,7 +61,7 @@ class Ranked:
         """The 0-based rank of every row in its query."""
         return np.arange(self.rel.shape[0]) - np.repeat(self.offsets[:-1], self.n)
 
-    def as_data(self) -> Data:
+    def as_data(self, codes: bool = False, trec_levels: bool = False) -> Data:
         """The rankings as the registry's ranked rows
         (:func:`~sklearn_rank.metrics._engine.data.ranked_data`), for its kernels.
 
@@ -70,7 +70,10 @@ class Ranked:
         judged document of a level >= 0 it did not retrieve (which count for R
         and the ideal ranking; their identity does not matter), or one
         unjudged placeholder when it has no row at all. No scores: the order
-        is trec_eval's, with no ties left.
+        is trec_eval's, with no ties left. With ``codes``, the data also holds
+        every row's relevance code (:attr:`Data.codes`: a negative ``-l``, gain
+        pairs); with ``trec_levels``, trec_eval's level counts (:attr:`Data.trec_levels`:
+        gain pairs).
         """
         nq = self.n_queries
         levels = self.levels
@@ -99,5 +102,11 @@ class Ranked:
         at = first + np.arange(missed_labels.shape[0])
         labels[at] = missed_labels
         flags[at] = 1.0
+        row_codes = None
+        if codes:
+            row_codes = labels.copy()
+            row_codes[np.repeat(starts - self.offsets[:-1], n) + np.arange(n.sum())] = self.rel
+            row_codes[starts[placeholder]] = -np.inf  # (no document: never relevant)
         return ranked_data(labels, lengths, np.asarray(self.qids, dtype=object),
-                           n_retrieved=n, judged=flags)
+                           n_retrieved=n, judged=flags, codes=row_codes,
+                           trec_levels=(self.levels, self.top) if trec_levels else None)
