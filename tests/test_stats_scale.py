@@ -223,3 +223,18 @@ def test_zero_differences_are_left_out_of_the_draws_exactly():
     padded = np.concatenate([many, np.zeros(4000)])
     assert randomization_test(padded, np.zeros(6500), approximation="none").pvalue == \
         randomization_test(many, np.zeros(2500), approximation="none").pvalue
+
+
+def test_the_report_says_when_it_approximates(monkeypatch):
+    monkeypatch.setattr(stats_tests, "APPROXIMATION_MIN_QUERIES", 100)
+    monkeypatch.setattr(stats_bootstrap, "APPROXIMATION_MIN_QUERIES", 100)
+    rng = np.random.default_rng(1)
+    base = rng.random(150)
+    evs = {"A": _ev(base), "B": _ev(base + rng.normal(0.01, 0.1, 150))}
+    report = compare(evs, n_resamples=300)
+    assert report.approximated and "the normal approximation of the bootstrap" in str(report)
+    assert report.relabel({"ndcg@10": "ndcg_cut_10"}).approximated
+    exact = compare(evs, n_resamples=300, approximation="none")
+    assert not exact.approximated and "approximation" not in str(exact)
+    assert not compare({"A": _ev(base[:99]), "B": _ev(base[:99] + 0.01)},
+                       n_resamples=300).approximated

@@ -192,7 +192,7 @@ default='randomization'
     pairs = _pairs(names, baseline)
     reference = pairs[0][1]
     metrics = _metrics(evaluations, reference, metrics)
-    rows, aggregates, weighted, tukeys = [], {}, False, {}
+    rows, aggregates, weighted, tukeys, approximated = [], {}, False, {}, False
     means = {name: {} for name in names}
     differences = {metric: {} for metric in metrics}
     baselines = list(dict.fromkeys(base for _, base in pairs))
@@ -217,6 +217,7 @@ default='randomization'
                               n_resamples=n_resamples, random_state=random_state,
                               approximation=approximation)
             rows.append(_row(metric, name, base, paired, ci, run_test))
+            approximated = approximated or ci.approximated
             differences[metric][name if single else (name, base)] = paired.x - paired.y
     correction = _correction(correction, test, metrics)
     adjusted = _adjusted(rows, correction, test)
@@ -225,7 +226,7 @@ default='randomization'
                    for row, pa in zip(rows, adjusted, strict=True)]
     return Report(means, comparisons, baselines[0] if single else None, test, correction,
                   alpha, confidence, aggregates, weighted, differences, baselines=baselines,
-                  tukey=tukeys)
+                  tukey=tukeys, approximated=approximated)
 
 
 def _correction(correction, test: str, metrics: list):
