@@ -24,7 +24,7 @@ from ._runs import (
 )
 from ._support import EPILOG, CommandError, integer, option, real, write
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "read_segments", "run"]
 
 _EPILOG = f"""\
 {LABELS_HELP}
@@ -71,13 +71,23 @@ def add_parser(subparsers) -> None:
                         "trec_eval -c), drop it, or stop with an error")
     c.add_argument("--format", choices=("text", "markdown", "latex"), default="text",
                    help="report format (default: text)")
+    c.add_argument("--segments", metavar="FILE",
+                   help="query segments: lines 'QUERY SEGMENT' (whitespace-separated; "
+                        "blank lines and lines starting with '#' skipped); adds the "
+                        "comparison within each segment, corrected across segments x "
+                        "runs x measures. Every query of the runs needs a segment")
+    c.add_argument("--worst", metavar="K", type=integer(1),
+                   help="list the K queries where each run loses most to the baseline, "
+                        "per measure, with both values")
+    c.add_argument("--approximation", choices=("auto", "normal", "none"), default="auto",
+                   help="the randomization test and the bootstrap from 50,000 queries "
+                        "(auto, the default): their normal approximation with its "
+                        "Edgeworth term (normal: always; none: resample)")
     c.set_defaults(func=run, command="compare")
 
 
 def run(args) -> int:
     """Run ``sklearn-rank compare`` with the parsed ``args``; the exit status."""
-    from ..stats import compare
-
     if len(args.runs) < 2:
         raise CommandError("give at least two runs to compare")
     load_plugins(args.plugins)
@@ -85,11 +95,7 @@ def run(args) -> int:
     labels = result_labels(results[0].metrics, trec_options(args))
     by_name = dict(zip(names, results, strict=True))
     baseline = _baseline(args.baseline, names, [r.name for r in runs], args.runs)
-    with option(*([("--missing", "raise")] if args.missing == "raise" else [])):
-        report = compare(by_name, baseline=baseline, test=args.test,
-                         correction=None if args.correction == "none" else args.correction,
-                         alpha=args.alpha, n_resamples=args.resamples, missing=args.missing,
-                         random_state=args.seed)
+    report, shown, worst = _compared(args, by_name, baseline)
     if args.plot:
         from .._plots import save_figure
 
@@ -100,12 +106,63 @@ def run(args) -> int:
                                           labels),
                         (labels.get(metric, metric), report.differences[metric]), baseline,
                         comparisons)
-    text = {"text": str, "markdown": lambda r: r.to_markdown(),
-            "latex": lambda r: r.to_latex()}[args.format](report)
-    write(text.rstrip("\n") + "\n")
+    render = {"text": str, "markdown": lambda r: r.to_markdown(),
+              "latex": lambda r: r.to_latex()}[args.format]
+    parts = [render(shown), *(render(w) for w in worst)]
+    write("\n\n".join(part.rstrip("\n") for part in parts) + "\n")
     if args.plot:
         print(f"plot written to {args.plot}", file=sys.stderr)
     return 0
+
+
+def _compared(args, by_name: dict, baseline: str):
+    """``(report, shown, worst)``: compare()'s report (what --plot draws), what
+    is printed (the report, or compare_segments' with --segments, which lists
+    the worst queries itself), and the worst-query lists printed after it."""
+    from ..stats import compare, compare_segments, worst_queries
+
+    settings = dict(baseline=baseline, test=args.test,
+                    correction=None if args.correction == "none" else args.correction,
+                    alpha=args.alpha, n_resamples=args.resamples, missing=args.missing,
+                    random_state=args.seed, approximation=args.approximation)
+    segments = read_segments(args.segments) if args.segments else None
+    with option(*([("--missing", "raise")] if args.missing == "raise" else []),
+                *([("--segments", args.segments)] if segments is not None else [])):
+        if segments is not None:
+            shown = compare_segments(by_name, segments, worst=args.worst, **settings)
+            return shown.overall, shown, []
+        report = compare(by_name, **settings)
+        worst = [worst_queries(by_name[c.system], by_name[baseline], metric=c.metric,
+                               k=args.worst, missing=args.missing, names=(c.system, baseline))
+                 for c in report.comparisons] if args.worst else []
+    return report, report, worst
+
+
+def read_segments(path: str) -> dict:
+    """``{query id: segment}`` from ``--segments FILE``: lines ``QUERY SEGMENT``
+    (the segment is the rest of the line, stripped); blank lines and ``#``
+    comments skipped; an error naming the file and line for a line without a
+    segment or a query given two segments."""
+    segments, where = {}, {}
+    with option(("--segments", path)), open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            text = line.strip()
+            if not text or text.startswith("#"):
+                continue
+            fields = text.split(None, 1)
+            if len(fields) < 2:
+                raise CommandError(f"{path}:{number}: {text!r} has no segment; each line "
+                                   "is 'QUERY SEGMENT'", ("--segments", path))
+            qid, segment = fields[0], fields[1].strip()
+            if segments.get(qid, segment) != segment:
+                raise CommandError(
+                    f"{path}:{number}: query {qid!r} is in segment {segment!r} here and in "
+                    f"{segments[qid]!r} on line {where[qid]}; give each query one segment",
+                    ("--segments", path))
+            segments[qid], where[qid] = segment, number
+    if not segments:
+        raise CommandError(f"{path} holds no 'QUERY SEGMENT' line", ("--segments", path))
+    return segments
 
 
 def _stem(path: str) -> str:

@@ -16,7 +16,7 @@ from ._folds import folded
 from ._pairing import paired_values
 from ._report import Report
 from ._scale import paired_on_scale
-from ._tests import paired_ttest, randomization_test, wilcoxon_test
+from ._tests import APPROXIMATIONS, paired_ttest, randomization_test, wilcoxon_test
 from ._tukey import randomized_tukey_hsd, tukey_hsd
 
 __all__ = ["TUKEY_TESTS", "compare"]
@@ -36,10 +36,11 @@ TUKEY_TESTS = ("tukey", "randomized_tukey")
     "n_resamples": RESAMPLES,
     "missing": PAIRED["missing"],
     "random_state": SEED,
+    "approximation": [StrOptions(APPROXIMATIONS)],
 })
 def compare(evaluations: dict, *, baseline=None, metrics=None, test="randomization",
             correction="holm", alpha=0.05, confidence=0.95, n_resamples=10000,
-            missing="raise", random_state=0) -> Report:
+            missing="raise", random_state=0, approximation="auto") -> Report:
     """Compare systems with a baseline, per query, with tests, intervals and counts.
 
     Parameters
@@ -96,6 +97,14 @@ default='randomization'
         each comparison's p-value and interval are those of
         :func:`randomization_test` and :func:`bootstrap_ci` called with the
         same seed. ``None`` draws a fresh seed from the operating system.
+    approximation : {'auto', 'normal', 'none'}, default='auto'
+        Passed to :func:`randomization_test` and :func:`bootstrap_ci`: from
+        50,000 queries (``'auto'``) the randomization p-value and the interval
+        come from the normal approximation of their resampling distribution
+        with its Edgeworth (Cornish-Fisher) term, closer to the exact values
+        than 10,000 resamples are; ``'none'`` resamples whatever the number
+        of queries, ``'normal'`` always approximates. (The Tukey tests do not
+        use it; their intervals do.)
 
     Returns
     -------
@@ -154,7 +163,8 @@ default='randomization'
     is 1 and its interval [0, 0] whatever the test. Memory stays bounded
     (tens of MB beyond the evaluations) whatever the number of queries: the
     randomization test and the bootstrap resample in batches; time grows as
-    n_resamples x queries x comparisons.
+    n_resamples x queries x comparisons, and as queries x comparisons only
+    from 50,000 queries under ``approximation='auto'``.
 
     Examples
     --------
@@ -182,7 +192,7 @@ default='randomization'
     pairs = _pairs(names, baseline)
     reference = pairs[0][1]
     metrics = _metrics(evaluations, reference, metrics)
-    rows, aggregates, weighted, tukeys = [], {}, False, {}
+    rows, aggregates, weighted, tukeys, approximated = [], {}, False, {}, False
     means = {name: {} for name in names}
     differences = {metric: {} for metric in metrics}
     baselines = list(dict.fromkeys(base for _, base in pairs))
@@ -195,7 +205,7 @@ default='randomization'
             means[name][metric] = paired.mean
             aggregates[metric] = paired.aggregate
         weighted = weighted or _weighted(with_reference)
-        run_test = _test(test, n_resamples, random_state)
+        run_test = _test(test, n_resamples, random_state, approximation)
         if test in TUKEY_TESTS:
             tukeys[metric] = _tukey(evaluations, with_reference, reference, metric, missing,
                                     test, n_resamples, random_state)
@@ -204,8 +214,10 @@ default='randomization'
             paired = with_reference[name] if base == reference else paired_on_scale(
                 evaluations, name, base, metric, missing)
             ci = bootstrap_ci(paired.x - paired.y, confidence=confidence,
-                              n_resamples=n_resamples, random_state=random_state)
+                              n_resamples=n_resamples, random_state=random_state,
+                              approximation=approximation)
             rows.append(_row(metric, name, base, paired, ci, run_test))
+            approximated = approximated or ci.approximated
             differences[metric][name if single else (name, base)] = paired.x - paired.y
     correction = _correction(correction, test, metrics)
     adjusted = _adjusted(rows, correction, test)
@@ -214,7 +226,7 @@ default='randomization'
                    for row, pa in zip(rows, adjusted, strict=True)]
     return Report(means, comparisons, baselines[0] if single else None, test, correction,
                   alpha, confidence, aggregates, weighted, differences, baselines=baselines,
-                  tukey=tukeys)
+                  tukey=tukeys, approximated=approximated)
 
 
 def _correction(correction, test: str, metrics: list):
@@ -229,11 +241,12 @@ def _weighted(with_reference: dict) -> bool:
     return any(p.weighted and p.aggregate != "impressions" for p in with_reference.values())
 
 
-def _test(test: str, n_resamples: int, random_state):
+def _test(test: str, n_resamples: int, random_state, approximation: str = "auto"):
     """The paired test of ``test=``: a function of (x, y) with a ``pvalue``."""
     if test == "randomization":
         return lambda x, y: randomization_test(x, y, n_resamples=n_resamples,
-                                               random_state=random_state)
+                                               random_state=random_state,
+                                               approximation=approximation)
     return {"ttest": paired_ttest, "wilcoxon": wilcoxon_test}.get(test)
 
 

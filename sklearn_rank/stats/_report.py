@@ -8,7 +8,14 @@ from ._escape import latex_cell, latex_comment, latex_pvalue, latex_row, markdow
 from ._power import detectable_line
 from ._scale import scale_note
 
-__all__ = ["Report"]
+__all__ = ["APPROXIMATED", "Report"]
+
+#: The end of a report's note when a comparison took the normal approximation
+#: (``compare(approximation=...)``).
+APPROXIMATED = ("; from 50,000 queries the CI is the normal approximation of the "
+                "bootstrap with its skewness term, and the randomization test's p-value "
+                "(where 50,000 queries differ) that of the sign flips with its Edgeworth "
+                "term (compare(approximation='none') resamples)")
 
 
 class Report:
@@ -47,11 +54,15 @@ class Report:
         For ``test='tukey'`` or ``'randomized_tukey'``: the test of every pair
         of systems on each metric, whose simultaneous intervals
         :meth:`plot_means` draws; empty for the other tests.
+    approximated : bool
+        Whether an interval (or a randomization p-value) of the report is the
+        normal approximation of its resampling distribution (from 50,000
+        queries under ``compare(approximation='auto')``); the note says so.
     """
 
     def __init__(self, means, comparisons, baseline, test, correction, alpha, confidence,
                  aggregates=None, weighted=False, differences=None, *, baselines=None,
-                 tukey=None):
+                 tukey=None, approximated=False):
         self.means = means
         self.comparisons = comparisons
         self.baseline = baseline
@@ -64,6 +75,7 @@ class Report:
         self.differences = dict(differences or {})
         self.baselines = list(baselines) if baselines is not None else [baseline]
         self.tukey = dict(tukey or {})
+        self.approximated = approximated
 
     @property
     def metrics(self) -> list[str]:
@@ -120,7 +132,8 @@ class Report:
                 "percentile interval of the mean difference, not corrected for multiple "
                 "comparisons (the verdict is the test's; a sentence below says why when they "
                 f"disagree); W/T/L: queries won, tied, lost against {against}; d: mean "
-                "difference / its standard deviation (Cohen's d for paired data)")
+                "difference / its standard deviation (Cohen's d for paired data)"
+                f"{APPROXIMATED if self.approximated else ''}")
 
     def _scale_notes(self) -> list[str]:
         """A line per metric whose columns are not plain means: what they hold."""
@@ -160,7 +173,7 @@ class Report:
         tukey = {names.get(m, m): t for m, t in self.tukey.items()}
         return Report(means, comparisons, self.baseline, self.test, self.correction,
                       self.alpha, self.confidence, aggregates, self.weighted, differences,
-                      baselines=self.baselines, tukey=tukey)
+                      baselines=self.baselines, tukey=tukey, approximated=self.approximated)
 
     def __repr__(self) -> str:
         against = (f"baseline={self.baseline!r}" if self.baseline is not None
