@@ -262,3 +262,13 @@ def check_qid_values(values: np.ndarray, who: str, where: str) -> None:
             "qid_column at it (by name after set_output(transform='pandas')), or "
             f"{routing_fix()}."
         )
+
+
+def id_kind(value) -> int:
+    """0 for a string, 1 for an integer (not a bool), 2 for anything else: what an
+    object column's id is (frames of runs and of user-item interactions)."""
+    if isinstance(value, str):
+        return 0
+    if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
+        return 1
+    return 2

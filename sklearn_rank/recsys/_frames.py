@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._utils.queries import series_values
+from .._utils.queries import id_kind, series_values
 
-__all__ = ["Frame", "Items", "code_type", "codes_in", "column_names", "frame_kind", "id_kind",
+__all__ = ["Frame", "Items", "code_type", "codes_in", "column_names", "frame_kind",
            "ids_of", "numbers_of", "read_columns", "same_kind", "sorted_unique", "unique_ids"]
 
 
@@ -93,15 +93,6 @@ def read_columns(frame, what: str, columns: dict) -> dict:
 
 def _row(i: int) -> str:
     return f"row {i} (counted from 0)"
-
-
-def id_kind(value) -> int:
-    """0 for a string, 1 for an integer (not a bool), 2 for anything else."""
-    if isinstance(value, str):
-        return 0
-    if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
-        return 1
-    return 2
 
 
 def ids_of(values: np.ndarray, what: str, column: str) -> np.ndarray:

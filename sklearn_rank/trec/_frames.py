@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.queries import series_values
+from .._utils.queries import id_kind, series_values
 
 __all__ = ["DataFrame", "frame_columns", "is_frame"]
 
@@ -107,17 +107,8 @@ def frame_ids(series, column: str) -> np.ndarray:
         "strings: pandas' dtype=str, polars' schema_overrides), or an integer column.")
 
 
-def _id_kind(value) -> int:
-    """0 for a string, 1 for an integer (not a bool), 2 for anything else."""
-    if isinstance(value, str):
-        return 0
-    if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
-        return 1
-    return 2
-
-
 def _object_ids(values: np.ndarray, column: str) -> np.ndarray:
-    kinds = np.frompyfunc(_id_kind, 1, 1)(values).astype(np.int8)
+    kinds = np.frompyfunc(id_kind, 1, 1)(values).astype(np.int8)
     if not kinds.any():
         return values
     bad = np.flatnonzero(kinds == 2)
