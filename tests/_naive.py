@@ -30,11 +30,11 @@ _BINARY = {"threshold"} | _COMMON
 #: The options the reference implements for each metric (DESIGN §3, docstrings).
 METRIC_PARAMS = {
     "cg": {"k", "gain"} | _COMMON,
-    "dcg": {"k", "gain", "discount", "log_base"} | _COMMON,
-    "ndcg": {"k", "gain", "discount", "log_base"} | _COMMON,
+    "dcg": {"k", "gain", "gains", "discount", "log_base"} | _COMMON,
+    "ndcg": {"k", "gain", "gains", "discount", "log_base"} | _COMMON,
     "p": {"k", "capped"} | _BINARY,
     "recall": {"k"} | _BINARY,
-    "f1": {"k", "capped"} | _BINARY,
+    "f1": {"k", "capped", "beta"} | _BINARY,
     "hit_rate": {"k"} | _BINARY,
     "r_precision": _BINARY,
     "map": {"k", "capped"} | _BINARY,
@@ -65,7 +65,7 @@ MAX_ORDERINGS = 40320
 DEFAULTS = {"k": None, "gain": "exponential", "discount": "log2", "log_base": 2.0,
             "ties": "average", "empty": "zero", "convention": None, "threshold": 1.0,
             "capped": False, "max_grade": 4.0, "p": 0.8, "min_rel": 0.0, "max_rel": 4.0,
-            "depth": 1000, "target": 1.0, "residual": False}
+            "depth": 1000, "target": 1.0, "residual": False, "gains": None, "beta": 1.0}
 #: A metric's own defaults: a user with one class has no AUC (left out of the mean).
 METRIC_DEFAULTS = {"auc": {"empty": "skip"}, "gauc": {"empty": "skip"}}
 #: Metrics whose mean weighs each query by its number of rows (times its weight).
@@ -188,6 +188,10 @@ def check_option(name, value):
         ok = number and math.isfinite(value) and value > 0
     elif name in ("capped", "residual"):
         ok = isinstance(value, bool)
+    elif name == "beta":
+        ok = number and math.isfinite(value)
+    elif name == "gains":  # 'level=gain' pairs (their gains checked where used)
+        ok = value is None or text
     elif name in ("ties", "empty", "convention"):
         ok = text and value in {"ties": TIES, "empty": EMPTY, "convention": CONVENTIONS}[name]
     else:  # gain, discount: a name, a table (checked where used) or a callable
@@ -209,6 +213,24 @@ def _pow2(x):
         raise Unsupported(f"2**{x}")
     whole = math.floor(x)
     return Fraction(2) ** whole * Fraction(2.0 ** (x - whole))
+
+
+def _with_pairs(table: dict, gains: str) -> dict:
+    """The gains of ``table`` with the levels of ``gains`` ('1=3,2=9': whole
+    levels, the first pair of a level wins) at their gains (finite, >= 0)."""
+    out, done = dict(table), set()
+    for part in gains.split(","):
+        level, _, value = part.partition("=")
+        gain = float(value)
+        if not math.isfinite(gain) or gain < 0:
+            raise Invalid("a gain pair's gain is negative or not finite")
+        if int(level) in done:
+            continue
+        done.add(int(level))
+        for lab in out:
+            if lab == int(level):
+                out[lab] = Fraction(gain)
+    return out
 
 
 def gain_function(gain, labels):
@@ -322,8 +344,13 @@ def _recall(seq, k, q, p):
 
 
 def _f1(seq, k, q, p):
+    """F-beta: (1 + w) P R / (w P + R), w = beta**2 (trec_eval's convention: w = beta)."""
     precision, recall = _p(seq, k, q, p), _recall(seq, k, q, p)
-    return 0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+    beta = Fraction(p["beta"])
+    w = beta if p["convention"] == "trec_eval" else beta * beta
+    if precision * recall == 0:
+        return Fraction(0)
+    return (1 + w) * precision * recall / (w * precision + recall)
 
 
 def _hit_rate(seq, k, q, p):
@@ -500,6 +527,8 @@ def _data_checks(name, p, k, all_queries):
                 and any(len(rows) < 2 for _, rows, _ in all_queries)):
             raise Invalid("a one-document query: scikit-learn's ndcg_score refuses it")
         table, huge = gain_function(p["gain"], labels)
+        if p.get("gains") is not None:
+            table = _with_pairs(table, p["gains"])
         longest = max(len(rows) for _, rows, _ in all_queries)
         size = longest if k is None else min(k, longest)
         d = discounts(p["discount"], p["log_base"], size) if name != "cg" else []

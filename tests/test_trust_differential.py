@@ -130,6 +130,8 @@ OPTIONS = {
     "max_rel": st.sampled_from([4, 4.0, 3, 1, 2.5, 0, 10]),
     "target": st.sampled_from([1.0, 1, 2, 0.5, 3.5, 0, -1]),
     "residual": st.booleans(),
+    "gains": st.sampled_from([None, None, "1=3,2=9", "0=1,1=5", "2=0.5,2=7", "3=0", "1=-1"]),
+    "beta": st.sampled_from([1.0, 1, 0.5, 2.0, 3.7, 0, -1.5]),
 }
 _LABELS = {
     "int": [0, 1, 2, 3, 4],

@@ -40,7 +40,7 @@ FLOATS = (np.float16, np.float32, np.float64, np.longdouble)
 #: A valid value of every numeric option, held exactly by every dtype above
 #: that the option takes.
 VALID = {"k": 2, "log_base": 10, "threshold": 2, "max_grade": 5, "p": 0.5, "min_rel": 1,
-         "max_rel": 3, "depth": 50, "target": 2}
+         "max_rel": 3, "depth": 50, "target": 2, "beta": 2}
 NUMERIC = sorted(name for name, p in PARAMS.items() if p.numeric)
 CASES = [(name, option) for name, metric in sorted(METRICS.items())
          for option in metric.params if PARAMS[option].numeric]
@@ -61,6 +61,8 @@ def _outcome(call, value):
         result = call(value)
     except Exception as error:  # noqa: BLE001 - compared, not swallowed
         return type(error).__name__, str(error)
+    if isinstance(result, float) and result != result:
+        return "nan"  # (a mean with no value: AUC of one-class users only)
     return result if isinstance(result, float | metrics.Evaluation) else repr(result)
 
 
