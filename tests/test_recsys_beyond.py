@@ -18,7 +18,7 @@ import pytest
 import scipy.sparse as sp
 from _beyond_references import FEATURES, REFERENCES, TEST, TOP, TRAIN
 
-from sklearn_rank.recsys import _beyond
+from sklearn_rank.recsys import _arrays, _diversity
 from sklearn_rank.recsys._beyond import (
     BEYOND,
     Popularity,
@@ -304,8 +304,8 @@ def test_chunk_boundaries_do_not_change_values(seed, monkeypatch):
                             convention="kaminskas_bridge", item_features=d["features"])]
 
     whole = run()
-    monkeypatch.setattr(_beyond, "_CHUNK", 7)
-    monkeypatch.setattr(_beyond, "_GRAM", 0)  # sparse pairs by row products, not lookups
+    monkeypatch.setattr(_arrays, "CHUNK", 7)
+    monkeypatch.setattr(_diversity, "_GRAM", 0)  # sparse pairs by row products, not lookups
     for chunked, full in zip(run(), whole, strict=True):
         assert_close(chunked, full)
 
