@@ -10,12 +10,8 @@ Krichene & Rendle correction as an option) is :func:`evaluate_sampled`.
 """
 
 from ._evaluate import RecommenderEvaluation, evaluate_recommendations
-from ._sampled import (
-    SampledEvaluation,
-    evaluate_sampled,
-    sample_negatives,
-    sampled_evaluate,
-)
+from ._negatives import sample_negatives
+from ._sampled import SampledEvaluation, evaluate_sampled, sampled_evaluate
 from ._topk import top_k
 
 __all__ = ["RecommenderEvaluation", "SampledEvaluation", "evaluate_recommendations",

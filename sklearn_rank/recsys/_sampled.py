@@ -20,20 +20,21 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from numbers import Integral
 
 import numpy as np
 
-from .._utils.validation import HasMethods, Interval, StrOptions, validate_params
+from .._utils.validation import HasMethods, StrOptions, validate_params
 from ..metrics import evaluate
 from ..metrics._evaluation import Evaluation
 from ..metrics._vocab.spec import parse_specs
+from ._negatives import COUNT, SEED, excluded_keys, n_candidates_of, pairs, sample_negatives
 
 __all__ = ["CORRECTIONS", "SampledEvaluation", "SampledMetric", "evaluate_sampled",
-           "sample_negatives", "sampled_evaluate"]
+           "sampled_evaluate"]
 
 #: The corrections of sampled metrics :func:`sampled_evaluate` offers.
 CORRECTIONS = ("krichene_rendle",)
+
 
 # Metrics of one relevant item at (real) rank r <= k, the value 0 beyond k: the
 # correction evaluates them at the estimated full rank.
@@ -48,157 +49,7 @@ _AT_RANK = {
 }
 
 
-def _pairs(pairs, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(user_codes, item_codes)`` as two int64 arrays of equal length."""
-    try:
-        users, items = pairs
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a pair (user_codes, item_codes) of equal-length "
-                         "integer arrays.") from None
-    users, items = np.asarray(users), np.asarray(items)
-    if users.ndim != 1 or users.shape != items.shape:
-        raise ValueError(f"{name} must be a pair (user_codes, item_codes) of 1-D arrays of "
-                         f"equal length; got shapes {users.shape} and {items.shape}.")
-    for codes, what in ((users, "user"), (items, "item")):
-        if codes.size and codes.dtype.kind not in "iu":
-            raise ValueError(f"{name}'s {what} codes must be integers; got dtype "
-                             f"{codes.dtype}.")
-        if codes.size and codes.min() < 0:
-            raise ValueError(f"{name}'s {what} codes must be >= 0; got {int(codes.min())}.")
-    return users.astype(np.int64), items.astype(np.int64)
-
-
-def _excluded_keys(positives, exclude, n_items: int) -> np.ndarray:
-    """The distinct (user, item) pairs of ``positives`` and ``exclude`` as
-    sorted keys user * n_items + item (item codes checked)."""
-    users, items = _pairs(positives, "positives")
-    if exclude is not None:
-        more_users, more_items = _pairs(exclude, "exclude")
-        users, items = np.concatenate([users, more_users]), np.concatenate([items, more_items])
-    if items.size and (items.min() < 0 or items.max() >= n_items):
-        raise ValueError(f"Item codes must lie in 0..n_items - 1 = {n_items - 1}; got "
-                         f"{int(items.min() if items.min() < 0 else items.max())}.")
-    return np.unique(users * n_items + items)
-
-
-def _n_candidates(excluded: np.ndarray, users: np.ndarray, n_items: int):
-    """Per user: where its excluded keys start, how many there are, and its
-    number of candidate negatives (the other items of the catalogue)."""
-    ex_user = excluded // n_items
-    starts = np.searchsorted(ex_user, users, side="left")
-    counts = np.searchsorted(ex_user, users, side="right") - starts
-    return ex_user, starts, n_items - counts
-
-
-_COUNT = Interval(Integral, 1, None, closed="left")
-_SEED = [Interval(Integral, 0, None, closed="left"), np.random.Generator]
 _CORRECTION = [StrOptions(set(CORRECTIONS)), None]
-
-
-@validate_params({
-    "users": ["array-like"],
-    "positives": [tuple, list],
-    "n_items": [_COUNT],
-    "n_negatives": [_COUNT],
-    "seed": _SEED,
-    "exclude": [tuple, list, None],
-})
-def sample_negatives(users, positives, n_items: int, n_negatives: int, *, seed=0,
-                     exclude=None) -> tuple[np.ndarray, np.ndarray]:
-    """Draw ``n_negatives`` distinct negative items for each user, uniformly.
-
-    A user's candidates are the catalogue's items ``0..n_items - 1`` other
-    than its positives and the items of ``exclude`` (its training items);
-    each user's negatives are drawn without replacement among them, with
-    NumPy's generator seeded by ``seed`` (the same inputs and seed give the
-    same negatives).
-
-    Parameters
-    ----------
-    users : array-like of int
-        The users to sample for (distinct codes).
-    positives : tuple (user_codes, item_codes)
-        The test positives of the users: never sampled as negatives.
-    n_items : int
-        Size of the catalogue.
-    n_negatives : int
-        Negatives per user.
-    seed : int or numpy.random.Generator, default=0
-    exclude : tuple (user_codes, item_codes), default=None
-        Other items no user may get as a negative (e.g. its training items).
-
-    Returns
-    -------
-    user_codes, item_codes : ndarray of shape (len(users) * n_negatives,)
-        Each user's negatives, users in the order given, ``n_negatives``
-        rows each.
-
-    Raises
-    ------
-    ValueError
-        When a user has fewer candidates than ``n_negatives`` (naming it), or
-        for codes outside the catalogue.
-
-    Examples
-    --------
-    >>> from sklearn_rank.recsys import sample_negatives
-    >>> users, items = sample_negatives([0, 1], ([0, 1], [3, 4]), n_items=6,
-    ...                                 n_negatives=5, seed=0)
-    >>> sorted(items[users == 0].tolist())  # every item but the positive 3
-    [0, 1, 2, 4, 5]
-    """
-    users = np.asarray(users, dtype=np.int64).ravel()
-    if not isinstance(n_items, Integral) or n_items < 1:
-        raise ValueError(f"n_items must be a positive integer; got {n_items!r}.")
-    if np.unique(users).shape[0] != users.shape[0]:
-        raise ValueError("users must be distinct user codes.")
-    rng = np.random.default_rng(seed)
-    excluded = _excluded_keys(positives, exclude, n_items)
-    ex_user, _, candidates = _n_candidates(excluded, users, n_items)
-    short = candidates < n_negatives
-    if short.any():
-        first = int(np.flatnonzero(short)[0])
-        raise ValueError(
-            f"User {int(users[first])} has {int(candidates[first])} candidate negatives (the "
-            f"catalogue less its positives and excluded items), fewer than "
-            f"n_negatives={n_negatives}; lower n_negatives.")
-    index = _distinct_indices(rng, candidates, n_negatives)  # (n_users, n_negatives)
-    # the index-th candidate of a user: index + the excluded items at or below it
-    # (excluded e_j at 0-based place j is passed when e_j - j <= index)
-    place = np.arange(excluded.shape[0]) - np.searchsorted(ex_user, ex_user, side="left")
-    shifted = ex_user * n_items + (excluded % n_items - place)
-    row_user = np.repeat(users, n_negatives)
-    query = row_user * n_items + index.ravel()
-    passed = np.searchsorted(shifted, query, side="right") - np.repeat(
-        np.searchsorted(shifted, users * n_items, side="left"), n_negatives)
-    return row_user, index.ravel() + passed
-
-
-def _distinct_indices(rng, sizes: np.ndarray, n: int) -> np.ndarray:
-    """(len(sizes), n) indices, row i drawn uniformly without replacement from
-    ``range(sizes[i])``: random draws with the repeats drawn again (few when n
-    is small beside the size; the procedure is symmetric in the values, so
-    every set of n is equally likely), a random permutation where n is a
-    large part of the size."""
-    out = np.empty((sizes.shape[0], n), dtype=np.int64)
-    dense = sizes < 4 * n
-    for i in np.flatnonzero(dense):  # small candidate sets: a permutation each
-        out[i] = rng.permutation(int(sizes[i]))[:n]
-    rows = np.flatnonzero(~dense)
-    if rows.shape[0]:
-        draw = np.floor(rng.random((rows.shape[0], n)) * sizes[rows, None]).astype(np.int64)
-        while True:  # redraw one of each pair of equal draws until a row has none
-            order = np.argsort(draw, axis=1, kind="stable")
-            srt = np.take_along_axis(draw, order, axis=1)
-            r, c = np.nonzero(srt[:, 1:] == srt[:, :-1])
-            if not r.shape[0]:
-                break
-            draw[r, order[r, c + 1]] = np.floor(rng.random(r.shape[0]) * sizes[rows[r]])
-        out[rows] = draw
-    return out
-
-
-# -- the evaluation -----------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -296,7 +147,7 @@ def _check_scores(values, name: str) -> np.ndarray:
     "users": ["array-like", None],
     "metrics": [str, Iterable],
     "correction": _CORRECTION,
-    "n_candidates": [_COUNT, "array-like", None],
+    "n_candidates": [COUNT, "array-like", None],
 })
 def sampled_evaluate(pos_scores, neg_scores, *, pos_users=None, users=None,
                      metrics=("hit_rate@10", "ndcg@10"), correction=None,
@@ -461,10 +312,10 @@ def _score(scores, users: np.ndarray, items: np.ndarray) -> np.ndarray:
 @validate_params({
     "scores": ["array-like", "sparse matrix", callable, HasMethods(("predict",))],
     "positives": [tuple, list],
-    "n_items": [_COUNT, None],
+    "n_items": [COUNT, None],
     "exclude": [tuple, list, None],
-    "n_negatives": [_COUNT],
-    "seed": _SEED,
+    "n_negatives": [COUNT],
+    "seed": SEED,
     "metrics": [str, Iterable],
     "correction": _CORRECTION,
 })
@@ -514,7 +365,7 @@ def evaluate_sampled(scores, positives, *, n_items=None, exclude=None, n_negativ
     >>> ev.mean["hit_rate@1 [sampled 20]"]
     1.0
     """
-    pu, pi = _pairs(positives, "positives")
+    pu, pi = pairs(positives, "positives")
     if n_items is None:
         shape = getattr(scores, "shape", None)
         if shape is None or len(shape) != 2:
@@ -526,7 +377,7 @@ def evaluate_sampled(scores, positives, *, n_items=None, exclude=None, n_negativ
                                             exclude=exclude)
     neg = _score(scores, neg_users, neg_items).reshape(users.shape[0], n_negatives)
     pos = _score(scores, pu, pi)
-    n_candidates = _n_candidates(_excluded_keys((pu, pi), exclude, n_items), users,
+    n_candidates = n_candidates_of(excluded_keys((pu, pi), exclude, n_items), users,
                                  n_items)[2]
     return sampled_evaluate(pos, neg, pos_users=np.searchsorted(users, pu), users=users,
                             metrics=metrics, correction=correction,
