@@ -81,31 +81,34 @@ class Ranked:
             levels = levels.copy()
             levels[self.unleveled] = 0  # stale counts: the query has no level >= 0
         width = levels.shape[1]
-        n = self.n
-        judged = self.rel >= 0
-        retrieved = np.bincount(self.query[judged] * width + self.rel[judged],
-                                minlength=nq * width).reshape(nq, width)
+        n, rel = self.n, self.rel
+        # the retrieved documents of each (query, level); unjudged rows count in a last bin
+        key = np.repeat(np.arange(nq) * width, n)
+        key += rel
+        key[rel < 0] = nq * width
+        retrieved = np.bincount(key, minlength=nq * width + 1)[:-1].reshape(nq, width)
+        del key
         missed = np.maximum(levels - retrieved, 0)
         n_missed = missed.sum(axis=1)
         lengths = n + n_missed
         placeholder = lengths == 0
         lengths = lengths + placeholder
         starts = np.cumsum(lengths) - lengths
-        labels = np.zeros(int(lengths.sum()))
-        flags = np.zeros_like(labels)
-        at = np.repeat(starts - self.offsets[:-1], n) + np.arange(self.rel.shape[0])
-        labels[at] = np.maximum(self.rel, 0)
-        flags[at] = judged
-        level_of = np.tile(np.arange(width, dtype=np.float64), nq)
-        missed_labels = np.repeat(level_of, missed.ravel())
+        # every row's code: the retrieved rows', then each query's missed documents' levels
+        missed_levels = np.repeat(np.tile(np.arange(width, dtype=rel.dtype), nq), missed.ravel())
         first = np.repeat(starts + n - (np.cumsum(n_missed) - n_missed), n_missed)
-        at = first + np.arange(missed_labels.shape[0])
-        labels[at] = missed_labels
-        flags[at] = 1.0
+        at_missed = first + np.arange(missed_levels.shape[0])
+        retrieved_row = np.ones(int(lengths.sum()), dtype=bool)
+        retrieved_row[at_missed] = False
+        retrieved_row[starts[placeholder]] = False
+        code = np.full(retrieved_row.shape[0], UNJUDGED, dtype=rel.dtype)  # (placeholders)
+        code[retrieved_row] = rel
+        code[at_missed] = missed_levels
+        labels = np.maximum(code, 0, dtype=np.float64)
+        flags = code >= 0
         row_codes = None
         if codes:
-            row_codes = labels.copy()
-            row_codes[np.repeat(starts - self.offsets[:-1], n) + np.arange(n.sum())] = self.rel
+            row_codes = code.astype(np.float64)
             row_codes[starts[placeholder]] = -np.inf  # (no document: never relevant)
         return ranked_data(labels, lengths, np.asarray(self.qids, dtype=object),
                            n_retrieved=n, judged=flags, codes=row_codes,
