@@ -47,17 +47,17 @@ def _depths(groups: list[list]) -> list[int]:
     return sizes
 
 
-def _agreements(s_groups, l_groups):
-    """Overlap X_d and agreement A_d at each depth d = 1..l of the longer list,
-    Webber's A_d = 2 X_d / (|S_:d| + |L_:d|) while both lists last (X_d / d as
-    without ties), and X_d / d after the shorter one ends (eq. 32)."""
+def _overlaps(s_groups, l_groups):
+    """At each depth d = 1..l of the longer list: the overlap ``X_d`` and the
+    prefix sizes ``|S_:d|``, ``|L_:d|`` with ties (``|S_:d| = d`` beyond the
+    shorter list's end: the unseen items are each at a rank of their own)."""
     s_sizes, l_sizes = _depths(s_groups), _depths(l_groups)
     s_flat = [item for group in s_groups for item in group]
     l_flat = [item for group in l_groups for item in group]
     s = len(s_flat)
     in_s, in_l, overlap = set(), set(), 0
     i = j = 0  # items of each list in the prefix so far
-    xs, agreements = [], []
+    xs, s_prefix, l_prefix = [], [], []
     for d in range(1, len(l_flat) + 1):
         if d <= s:
             i, added = _take(s_flat, s_sizes[d - 1], i, in_s, in_l)
@@ -65,8 +65,9 @@ def _agreements(s_groups, l_groups):
         j, added = _take(l_flat, l_sizes[d - 1], j, in_l, in_s)
         overlap += added
         xs.append(overlap)
-        agreements.append(2.0 * overlap / (i + j) if d <= s else overlap / d)
-    return xs, agreements, s
+        s_prefix.append(i if d <= s else d)
+        l_prefix.append(j)
+    return xs, s_prefix, l_prefix, s
 
 
 def _take(flat: list, upto: int, k: int, mine: set, other: set) -> tuple[int, int]:
@@ -80,41 +81,55 @@ def _take(flat: list, upto: int, k: int, mine: set, other: set) -> tuple[int, in
 
 
 def rbo_parts(a, b, p: float) -> tuple[float, float, float]:
-    """``(min, residual, ext)`` of two rankings, as tie groups (:func:`as_groups`)."""
+    """``(min, residual, ext)`` of two rankings, as tie groups (:func:`as_groups`).
+
+    The agreement at depth ``d`` is Webber's ``2 X_d / (|S_:d| + |L_:d|)``
+    throughout; beyond the shorter list's end its unseen items fill ``S_:d``
+    to ``d`` items, and the three variants differ only in how many of them
+    overlap: none (min), each the longer list's earliest unmatched item (max),
+    or the agreement ``A_s`` at the shorter list's end (ext). This is Corsi and
+    Urbano's RBO^w (2024), their completion of Webber et al.'s ties for
+    rankings of different lengths; without ties it is Webber et al.'s eq. 11
+    and eq. 32."""
     s_groups, l_groups = (a, b) if sum(map(len, a)) <= sum(map(len, b)) else (b, a)
-    s_len, l_len = sum(map(len, s_groups)), sum(map(len, l_groups))
+    l_len = sum(map(len, l_groups))
     if l_len == 0:
         return 1.0, 0.0, 1.0  # two empty rankings agree (as the rbo package)
-    if s_len == 0:
+    if sum(map(len, s_groups)) == 0:
         return 0.0, 0.0, 0.0
-    xs, agreements, s = _agreements(s_groups, l_groups)
-    head = sum(agr * p**d for d, agr in enumerate(agreements, 1))  # sum_{d<=l} A_d p^d
-    x_s, x_l, n_l = xs[s - 1], xs[-1], l_len
-    weight = (1 - p) / p
-    # RBO_min: no item beyond the lists overlaps, X_d = X_l for d > l (eq. 11)
-    tail = -math.log1p(-p) - sum(p**d / d for d in range(1, n_l + 1))  # sum_{d>l} p^d/d
-    rbo_min = weight * (head + x_l * max(tail, 0.0))
-    # RBO_ext (eq. 32): the agreement at depth s continues for the short list's
-    # unseen part, A_l for the rest
-    ext = weight * (head + sum(x_s * (d - s) / (s * d) * p**d for d in range(s + 1, n_l + 1)))
-    ext += ((x_l - x_s) / n_l + x_s / s) * p**n_l
-    return rbo_min, _rbo_max(xs, agreements, s, p) - rbo_min, ext
+    xs, s_prefix, l_prefix, s = _overlaps(s_groups, l_groups)
+    a_s = 2.0 * xs[s - 1] / (s_prefix[s - 1] + l_prefix[s - 1])  # the agreement at s
+    low = high = ext = 0.0  # sum_{d<=l} A_d p^d of each variant
+    for d in range(1, l_len + 1):
+        x, size = xs[d - 1], s_prefix[d - 1] + l_prefix[d - 1]
+        weight = p**d
+        low += 2.0 * x / size * weight
+        if d <= s:
+            high += 2.0 * x / size * weight
+            ext += 2.0 * x / size * weight
+        else:  # the shorter list's unseen items: d - s of them in S_:d
+            unmatched = l_prefix[d - 1] - x  # items of L_:d not in S
+            high += 2.0 * (x + min(d - s, unmatched)) / size * weight
+            ext += 2.0 * (x + (d - s) * a_s) / size * weight
+    x_l, scale = xs[-1], (1 - p) / p
+    # beyond both lists: X_d = X_l (min), A_d = (X_l + (l - s) A_s) / l (ext)
+    tail = -math.log1p(-p) - sum(p**d / d for d in range(1, l_len + 1))  # sum_{d>l} p^d/d
+    rbo_min = scale * (low + x_l * max(tail, 0.0))
+    rbo_ext = scale * ext + (x_l + (l_len - s) * a_s) / l_len * p**l_len
+    return rbo_min, _rbo_max(scale * high, x_l, s, l_len, p) - rbo_min, rbo_ext
 
 
-def _rbo_max(xs, agreements, s: int, p: float) -> float:
-    """The largest RBO the seen prefixes allow: each unseen item matches an
-    unmatched item of the other list as early as it can (Webber et al., §4.2)."""
-    n_l = len(xs)
-    total = 0.0
-    for d in range(1, n_l + 1):
-        agr = agreements[d - 1] if d <= s else min(d, xs[d - 1] + d - s) / d
-        total += agr * p**d
-    d, x_l = n_l, xs[-1]
-    while True:  # beyond both lists: X_d grows by up to 2 a depth until it is d
+def _rbo_max(head: float, x_l: int, s: int, l_len: int, p: float) -> float:
+    """The largest RBO the seen prefixes allow, from its part up to depth l:
+    beyond both lists each unseen item matches an unmatched item of the other
+    list as early as it can (Webber et al., §4.2), X_d = X_l + (d - s) + (d - l)
+    until it is d."""
+    total, d = 0.0, l_len
+    while True:
         d += 1
-        x = min(d, x_l + (d - s) + (d - n_l))
+        x = min(d, x_l + (d - s) + (d - l_len))
         if x == d:
-            return (1 - p) / p * total + p ** (d - 1)  # A = 1 from depth d on
+            return head + (1 - p) / p * total + p ** (d - 1)  # A = 1 from depth d on
         total += x / d * p**d
 
 
@@ -160,13 +175,23 @@ def rank_biased_overlap(a, b, *, p=0.9, variant="ext") -> float:
     ``RBO_min = (1-p)/p (sum_{d<=l} A_d p^d + X_l sum_{d>l} p^d / d)``.
     Ties (§4.3): a tie group that starts at or before depth ``d`` is wholly
     in the prefix at ``d``, and ``A_d = 2 X_d / (|S_:d| + |L_:d|)``; without
-    ties this is ``X_d / d``. Without ties, ``'ext'`` equals the ``rbo``
-    package's ``RankingSimilarity(a, b).rbo_ext(p)``.
+    ties this is ``X_d / d``. Beyond the shorter ranking's end its unseen
+    items fill its prefix to ``|S_:d| = d`` while the longer one's tie groups
+    may make ``|L_:d| > d``, and the extrapolation continues the agreement
+    ``A_s`` at depth ``s`` (``X_s / s`` without ties): Corsi and Urbano's
+    ``RBO^w`` [2]_, which completes the paper's ties for rankings of
+    different lengths, and whose reference implementation's values the tests
+    pin. Without ties, ``'ext'`` equals Webber's own implementation and the
+    ``rbo`` package's ``RankingSimilarity(a, b).rbo_ext(p)``. Ties here mean
+    equal rank (``RBO^w``), not an unknown order: Corsi and Urbano's ``RBO^a``
+    (the mean over the orders of the ties) is not offered.
 
     References
     ----------
     .. [1] W. Webber, A. Moffat and J. Zobel, "A similarity measure for
        indefinite rankings", ACM TOIS 28(4), 2010.
+    .. [2] M. Corsi and J. Urbano, "The treatment of ties in rank-biased
+       overlap", SIGIR 2024.
 
     Examples
     --------
