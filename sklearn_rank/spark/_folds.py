@@ -1,0 +1,160 @@
+"""Folds that keep each query whole: :func:`query_folds`, :func:`check_query_folds`."""
+
+from __future__ import annotations
+
+import heapq
+from numbers import Integral
+
+import numpy as np
+
+from .._utils.validation import Interval, validate_params
+from ._evaluate import SPARK_FRAME
+from ._frames import query_ids
+from ._session import check_columns, quiet
+
+__all__ = ["check_query_folds", "query_folds"]
+
+
+def assign_folds(counts: np.ndarray, num_folds: int, seed: int) -> np.ndarray:
+    """The fold of each query given its row count: queries in a seeded random
+    order, then largest first (a stable sort: equal sizes stay shuffled), each
+    to the fold with the fewest rows so far (the lowest-numbered on a tie).
+    The folds' row counts end within one query's size of each other."""
+    n = counts.shape[0]
+    order = np.random.default_rng(seed).permutation(n)
+    order = order[np.argsort(-counts[order], kind="stable")]
+    folds = np.empty(n, dtype=np.int32)
+    heap = [(0, f) for f in range(num_folds)]
+    for i in order:
+        rows, fold = heapq.heappop(heap)
+        folds[i] = fold
+        heapq.heappush(heap, (rows + int(counts[i]), fold))
+    return folds
+
+
+@validate_params({
+    "df": [SPARK_FRAME],
+    "num_folds": [Interval(Integral, 2, None, closed="left")],
+    "qid_col": [str],
+    "seed": [Interval(Integral, 0, None, closed="left")],
+    "fold_col": [str],
+})
+@quiet
+def query_folds(df, num_folds, *, qid_col="qid", seed=0, fold_col="fold"):
+    """Add a fold column that assigns whole queries to folds, balanced by rows.
+
+    For ``CrossValidator(foldCol=fold_col)`` and ``TrainValidationSplit``
+    searches over rankers: Spark's own folds split rows at random, so one
+    query's documents would sit in training and validation at once.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+        One row per (query, document).
+    num_folds : int
+        Number of folds (>= 2), ``CrossValidator``'s ``numFolds``.
+    qid_col : str, default="qid"
+        The query id column (strings or integers, no nulls).
+    seed : int, default=0
+        Seed of the random order of queries of equal size: the same seed
+        gives the same folds.
+    fold_col : str, default="fold"
+        The name of the integer fold column added (0 to ``num_folds - 1``).
+
+    Returns
+    -------
+    df : pyspark.sql.DataFrame
+        ``df`` with the fold column (rows in another order: it is a join).
+
+    Notes
+    -----
+    Each query's row count is computed on the executors; the driver collects
+    one count per query and assigns the queries largest first, each to the
+    fold with the fewest rows so far (queries of equal size in a seeded random
+    order), so the folds' row counts end within the largest query's size of
+    each other; the ``(query, fold)`` table is then joined to the rows on the
+    executors. A query is never in two folds.
+
+    Examples
+    --------
+    >>> from sklearn_rank.spark import query_folds
+    >>> df = spark.createDataFrame([(q, d) for q in range(6) for d in range(q + 1)],
+    ...                            ["qid", "doc"])
+    >>> folded = query_folds(df, 3, seed=0)
+    >>> sorted(r["count"] for r in folded.groupBy("fold").count().collect())
+    [7, 7, 7]
+    >>> folded.groupBy("qid").agg({"fold": "count_distinct"}).count()
+    6
+    """
+    from pyspark.sql import functions as F
+
+    check_columns(df, {"qid_col": qid_col})
+    query_ids(df, "qid_col", qid_col)
+    if fold_col in df.columns:
+        raise ValueError(f"fold_col={fold_col!r}: the DataFrame already has a column "
+                         f"{fold_col!r}; pass another name, or drop it first.")
+    counts = df.groupBy(qid_col).count().toPandas()
+    if counts[qid_col].isna().any():
+        raise ValueError(f"qid_col={qid_col!r} has missing (null) values; drop or fill them "
+                         "first: their rows would belong to no query.")
+    if counts.shape[0] < num_folds:
+        raise ValueError(f"num_folds={num_folds} is more than the {counts.shape[0]} queries of "
+                         "the DataFrame: each fold needs a query; lower num_folds.")
+    counts = counts.sort_values(qid_col, kind="stable", ignore_index=True)
+    folds = assign_folds(counts["count"].to_numpy(np.int64), num_folds, int(seed))
+    spark = df.sparkSession
+    table = spark.createDataFrame(
+        [(q, int(f)) for q, f in zip(counts[qid_col].tolist(), folds.tolist(), strict=True)],
+        schema=df.select(F.col(qid_col), F.lit(0).cast("int").alias(fold_col)).schema)
+    return df.join(table, on=qid_col, how="inner")
+
+
+@validate_params({"df": [SPARK_FRAME], "fold_col": [str], "qid_col": [str]})
+@quiet
+def check_query_folds(df, fold_col, *, qid_col="qid") -> None:
+    """Refuse a fold column that puts one query in two folds.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+        Rows with a query id column and a fold column.
+    fold_col : str
+        The fold column (as ``CrossValidator``'s ``foldCol``).
+    qid_col : str, default="qid"
+        The query id column.
+
+    Raises
+    ------
+    ValueError
+        When a query has rows in two folds (naming one such query and its
+        folds), or a fold is missing (null).
+
+    Examples
+    --------
+    >>> from sklearn_rank.spark import check_query_folds
+    >>> df = spark.createDataFrame([("a", 0), ("a", 1), ("b", 1)], ["qid", "fold"])
+    >>> check_query_folds(df, "fold")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: fold_col='fold' splits 1 query across folds (first: query 'a', ...
+    """
+    from pyspark.sql import functions as F
+
+    check_columns(df, {"fold_col": fold_col, "qid_col": qid_col})
+    nulls = df.filter(F.col(fold_col).isNull()).limit(1).count()
+    if nulls:
+        raise ValueError(f"fold_col={fold_col!r} has missing (null) values: every row needs "
+                         "its fold.")
+    split = (df.groupBy(qid_col)
+             .agg(F.countDistinct(fold_col).alias("n"), F.sort_array(
+                 F.collect_set(fold_col)).alias("folds"))
+             .filter(F.col("n") > 1))
+    n_split = split.count()
+    if n_split:
+        first = split.orderBy(qid_col).first()
+        raise ValueError(
+            f"fold_col={fold_col!r} splits {n_split} quer{'y' if n_split == 1 else 'ies'} "
+            f"across folds (first: query {first[qid_col]!r}, in folds {list(first['folds'])}); "
+            "a query's rows must all be in one fold, or the validation fold scores "
+            "documents of queries trained on: make the folds with "
+            "sklearn_rank.spark.query_folds(df, num_folds).")
