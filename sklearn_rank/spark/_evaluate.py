@@ -1,4 +1,10 @@
-"""Evaluating a Spark DataFrame of (query, label, score) rows: :func:`evaluate`."""
+"""Evaluating a Spark DataFrame of (query, label, score) rows: :func:`evaluate`.
+
+Also the interface of the other modules: :data:`SPARK_FRAME` (the constraint of
+a DataFrame argument), :func:`refuse_stable` (row order does not survive a
+shuffle) and :func:`finish` (the driver's part: the gathered per-query values
+finished as in memory).
+"""
 
 from __future__ import annotations
 
@@ -18,7 +24,7 @@ from ..metrics._vocab.spec import listed_metrics
 from ._frames import collect, numeric, query_ids, run_partitions
 from ._session import check_columns, quiet
 
-__all__ = ["SPARK_FRAME", "evaluate", "refuse_stable"]
+__all__ = ["SPARK_FRAME", "evaluate", "finish", "refuse_stable"]
 
 #: The constraint of a Spark DataFrame argument.
 SPARK_FRAME = HasMethods(("mapInArrow", "repartition", "select"))

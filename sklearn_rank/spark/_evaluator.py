@@ -26,6 +26,14 @@ def _metric_name(value) -> str:
     return value
 
 
+def _param(name: str, doc: str, converter) -> Param:
+    """A class-level Param, owned by no instance yet (each evaluator copies it
+    with itself as the parent, as Spark's own ``Params._dummy()`` placeholder does)."""
+    owner = Params()
+    owner.uid = "undefined"
+    return Param(owner, name, doc, typeConverter=converter)
+
+
 def _optional_string(value):
     return None if value is None else TypeConverters.toString(value)
 
@@ -73,17 +81,13 @@ class RankingEvaluator(Evaluator, DefaultParamsReadable, DefaultParamsWritable):
     0.815465
     """
 
-    metricName = Param(Params._dummy(), "metricName",
-                       "the ranking metric spec, e.g. 'ndcg@10'", typeConverter=_metric_name)
-    queryIdCol = Param(Params._dummy(), "queryIdCol", "the query id column",
-                       typeConverter=TypeConverters.toString)
-    labelCol = Param(Params._dummy(), "labelCol", "the relevance label column",
-                     typeConverter=TypeConverters.toString)
-    predictionCol = Param(Params._dummy(), "predictionCol", "the score (prediction) column",
-                          typeConverter=TypeConverters.toString)
-    weightCol = Param(Params._dummy(), "weightCol",
-                      "a column of sample weights (None: unweighted)",
-                      typeConverter=_optional_string)
+    metricName = _param("metricName", "the ranking metric spec, e.g. 'ndcg@10'", _metric_name)
+    queryIdCol = _param("queryIdCol", "the query id column", TypeConverters.toString)
+    labelCol = _param("labelCol", "the relevance label column", TypeConverters.toString)
+    predictionCol = _param("predictionCol", "the score (prediction) column",
+                           TypeConverters.toString)
+    weightCol = _param("weightCol", "a column of sample weights (None: unweighted)",
+                       _optional_string)
 
     @keyword_only
     def __init__(self, *, metricName: str = "ndcg@10", queryIdCol: str = "qid",

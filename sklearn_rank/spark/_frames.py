@@ -7,13 +7,18 @@ on all its queries at once, and only a few numbers per query travel back.
 An error found on an executor (bad values, a query too short for a
 convention) comes back as a row carrying its message, raised on the driver
 as the error it was, without a JVM or Python traceback.
+
+Its interface: :func:`run_partitions` (the executors' part), :func:`collect`
+(the driver's, with :func:`reraise`), and the checks of a DataFrame's columns
+before any job starts, :func:`numeric` and :func:`query_ids`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ERROR", "collect", "column_type", "numeric", "reraise", "run_partitions"]
+__all__ = ["ERROR", "collect", "column_type", "numeric", "query_ids", "reraise",
+           "run_partitions"]
 
 #: The name of the column that carries an executor's error message.
 ERROR = "_sklearn_rank_error"

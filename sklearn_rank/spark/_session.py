@@ -1,5 +1,7 @@
-"""The Spark session: a Java runtime checked first (:func:`get_session`), and the
-checks every function of the package makes on the Spark DataFrames it is given."""
+"""The Spark session: a Java runtime checked first (:func:`get_session`,
+:func:`require_java`, :data:`JAVA_HINT`), and what every public function of the
+package does at its boundary: :func:`check_columns` (the columns named exist)
+and :func:`quiet` (no PySpark warning about pandas 3)."""
 
 from __future__ import annotations
 
