@@ -68,3 +68,61 @@ def test_weights_and_empty_policies(spark):
     for options in ({}, {"empty": "skip"}, {"empty": "one", "ties": "pessimistic"}):
         ev = evaluate(df, ["ndcg@5", "map", "gauc"], weight_col="w", **options)
         assert_same(ev, in_memory(frame, ["ndcg@5", "map", "gauc"], "w", **options))
+
+
+def test_a_query_spread_over_partitions_is_evaluated_whole(spark):
+    """Rows dealt round robin to 5 partitions put most queries in several of them: the
+    shuffle by query id brings each query's rows together before it is computed."""
+    from pyspark.sql import functions as F
+
+    frame = rows(5)
+    df = spark.createDataFrame(frame).repartition(5)
+    spread = (df.withColumn("part", F.spark_partition_id()).groupBy("qid")
+              .agg(F.countDistinct("part").alias("n")).filter("n > 1").count())
+    assert spread > frame["qid"].nunique() / 2
+    assert_same(evaluate(df, ["ndcg@10", "map"]), in_memory(frame, ["ndcg@10", "map"]))
+
+
+def test_bad_input_is_refused_naming_the_argument(spark):
+    frame = rows(1, n_queries=8)
+    df = spark.createDataFrame(frame)
+    with pytest.raises(ValueError, match=r"no column 'relevance' \(label_col='relevance'\)"):
+        evaluate(df, label_col="relevance")
+    text = df.withColumn("label", df["label"].cast("string"))
+    with pytest.raises(TypeError, match=r"label_col='label'.* holds string values.*cast"):
+        evaluate(text)
+    with pytest.raises(TypeError, match=r"qid_col='score'.* holds double values"):
+        evaluate(df, qid_col="score", score_col="label", label_col="w")
+    with pytest.raises(TypeError, match=r"weight_col='qid'"):
+        evaluate(df.withColumn("qid", df["qid"].cast("string")), weight_col="qid")
+    for options in ({"ties": "stable"}, {"convention": "lightgbm"}):
+        with pytest.raises(ValueError, match=r"ties='stable'.*does not keep"):
+            evaluate(df, ["ndcg@5"], **options)
+    with pytest.raises(ValueError, match=r"'num_rel'.*trec_eval's own measures.*collected rows"):
+        evaluate(df, ["map", "num_rel"])
+    with pytest.raises(ValueError, match="ndgc"):
+        evaluate(df, ["ndgc@10"])
+    with pytest.raises(ValueError, match="no row to evaluate"):
+        evaluate(df.filter("qid < 0"))
+
+
+def test_bad_values_found_on_the_executors_are_raised_on_the_driver(spark):
+    """Errors of the executors' rows come back as the error itself (no Spark or Py4J
+    exception, no traceback), naming the column's argument."""
+    frame = rows(2, n_queries=10)
+    frame["score"] = frame["score"].astype(float)
+    frame.loc[3, "score"] = np.inf  # (pandas' NaN would become a null)
+    with pytest.raises(ValueError, match=r"^score_col='score' contains 1 NaN or inf") as info:
+        evaluate(spark.createDataFrame(frame))
+    assert type(info.value) is ValueError
+    nulls = spark.createDataFrame(rows(2, n_queries=10)).selectExpr(
+        "qid", "IF(score > 2, NULL, label) AS label", "score")
+    with pytest.raises(ValueError, match=r"^label_col='label' has \d+ missing \(null\)"):
+        evaluate(nulls)
+    with pytest.raises(ValueError, match=r"has fewer than 2 documents"):
+        short = spark.createDataFrame([("a", 1, .5), ("a", 0, .2), ("b", 1, .3)],
+                                   ["qid", "label", "score"])
+        evaluate(short, ["ndcg@5"], convention="sklearn")
+    empty = rows(3, n_queries=10)
+    with pytest.raises(ValueError, match=r"no relevant document.*empty='raise'"):
+        evaluate(spark.createDataFrame(empty), ["map"], empty="raise")
