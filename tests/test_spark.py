@@ -126,3 +126,64 @@ def test_bad_values_found_on_the_executors_are_raised_on_the_driver(spark):
     empty = rows(3, n_queries=10)
     with pytest.raises(ValueError, match=r"no relevant document.*empty='raise'"):
         evaluate(spark.createDataFrame(empty), ["map"], empty="raise")
+
+
+# -------------------------------------------------------------------- evaluate_run
+
+
+def trec_rows(seed=0, n_queries=30, int_ids=False):
+    """Qrels and a run: judged documents the run misses, unjudged retrieved ones, run
+    queries without judgments, judged queries the run lacks, tied scores."""
+    rng = np.random.default_rng(seed)
+    qrels, run = [], []
+    for q in range(n_queries):
+        docs = rng.choice(40, size=20, replace=False)
+        qid = q * 11 + 1 if int_ids else f"q{q}"
+        if q % 7 != 6:  # the run's queries 6, 13, ... are not judged
+            for d in docs[:12]:
+                qrels.append((qid, int(d) if int_ids else f"d{d}", int(rng.integers(0, 3))))
+        if q % 9 != 8:  # queries 8, 17, ... are judged but not retrieved
+            for d in docs[4:]:
+                run.append((qid, int(d) if int_ids else f"d{d}", float(rng.integers(0, 5))))
+    qrels = pd.DataFrame(qrels, columns=["qid", "docno", "label"])
+    run = pd.DataFrame(run, columns=["qid", "docno", "score"])
+    return qrels.sample(frac=1, random_state=seed), run.sample(frac=1, random_state=seed)
+
+
+RUN_METRICS = ["map", "P.5", "ndcg_cut.10", "recip_rank", "ndcg@10", "bpref", "recall.10",
+               "nDCG@10", "err@10"]
+
+
+@pytest.mark.parametrize(("int_ids", "options"), [
+    (False, {}),
+    (True, {"complete": True, "judged_only": True, "relevance_level": 2}),
+    (False, {"convention": "trec_eval", "empty": "skip"}),
+])
+def test_evaluate_run_equals_trec_evaluate_run(spark, int_ids, options):
+    from sklearn_rank.spark import evaluate_run
+    from sklearn_rank.trec import evaluate_run as evaluate_run_in_memory
+
+    qrels, run = trec_rows(3, int_ids=int_ids)
+    if int_ids:  # ir_measures' layout
+        qrels = qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"})
+    ev = evaluate_run(spark.createDataFrame(qrels).repartition(3),
+                      spark.createDataFrame(run).repartition(2), RUN_METRICS, **options)
+    ref = evaluate_run_in_memory(qrels, run, RUN_METRICS, **options)
+    assert ev.n_queries == ref.n_queries > 20
+    assert_same(ev, ref)
+
+
+def test_evaluate_run_refuses_what_it_does_not_distribute(spark):
+    from sklearn_rank.spark import evaluate_run
+
+    qrels, run = (spark.createDataFrame(f) for f in trec_rows(1, n_queries=4))
+    with pytest.raises(ValueError, match=r"'num_ret'.*not distributed on Spark"):
+        evaluate_run(qrels, run, ["map", "num_ret"])
+    with pytest.raises(ValueError, match=r"ties='stable'"):
+        evaluate_run(qrels, run, ["ndcg@10"], ties="stable")
+    with pytest.raises(ValueError, match=r"qrels_df must have the columns qid, docno, label or"):
+        evaluate_run(qrels.withColumnRenamed("label", "rel"), run)
+    with pytest.raises(TypeError, match=r"run_df's 'score'.* holds string values"):
+        evaluate_run(qrels, run.withColumn("score", run["score"].cast("string")))
+    with pytest.raises(ValueError, match=r"[Ll]evel.*1\.5|1\.5.*integer"):
+        evaluate_run(qrels.withColumn("label", qrels["label"] * 1.5), run)
