@@ -12,8 +12,9 @@ import pytest
 from sklearn_rank.metrics import evaluate as evaluate_in_memory
 from sklearn_rank.spark import evaluate
 
-# PySpark warns that pandas >= 3 is not fully supported when it converts the test frames
-pytestmark = pytest.mark.filterwarnings("ignore:PySpark does not yet fully support:FutureWarning")
+# PySpark's conversions of the test frames warn about pandas >= 3
+pytestmark = [pytest.mark.filterwarnings("ignore:PySpark does not yet fully support"),
+              pytest.mark.filterwarnings("ignore:The copy keyword is deprecated")]
 
 METRICS = ["ndcg@10", "map", "mrr", "p@3", "err@5", "dcg(gain='linear')@5", "ndcg_cut.10"]
 

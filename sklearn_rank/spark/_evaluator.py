@@ -18,11 +18,11 @@ def _metric_name(value) -> str:
     if not isinstance(value, str):
         raise TypeError(f"metricName must be one metric spec as a string, such as 'ndcg@10' "
                         f"or 'map'; got {type(value).__name__} {value!r}.")
-    listed = listed_metrics(value)
-    if len(listed) != 1:
-        raise ValueError(f"metricName must be one metric spec, got {value!r}; an evaluator "
-                         "scores one metric (evaluate several with sklearn_rank.spark.evaluate).")
-    parse_specs(listed)  # a misspelt metric is told here, with the closest names
+    specs = parse_specs(listed_metrics(value))  # a misspelt metric is told here
+    if len(specs) != 1:
+        raise ValueError(f"metricName must be one metric spec, got {value!r} (which is "
+                         f"{len(specs)}); an evaluator scores one metric (evaluate several "
+                         "with sklearn_rank.spark.evaluate).")
     return value
 
 
