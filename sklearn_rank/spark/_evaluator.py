@@ -78,7 +78,7 @@ class RankingEvaluator(Evaluator, DefaultParamsReadable, DefaultParamsWritable):
     ...     [("a", 3, .9), ("a", 0, .8), ("a", 1, .1), ("b", 0, .5), ("b", 1, .4)],
     ...     ["qid", "label", "prediction"])
     >>> round(evaluator.evaluate(df), 6)
-    0.815465
+    0.774125
     """
 
     metricName = _param("metricName", "the ranking metric spec, e.g. 'ndcg@10'", _metric_name)
