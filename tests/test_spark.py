@@ -16,7 +16,8 @@ from sklearn_rank.spark import evaluate
 pytestmark = [pytest.mark.filterwarnings("ignore:PySpark does not yet fully support"),
               pytest.mark.filterwarnings("ignore:The copy keyword is deprecated")]
 
-METRICS = ["ndcg@10", "map", "mrr", "p@3", "err@5", "dcg(gain='linear')@5", "ndcg_cut.10"]
+METRICS = ["ndcg@10", "map", "mrr", "p@3", "err@5", "dcg(gain='linear')@5", "ndcg_cut.10",
+           "auc", "hit_rate@5", "rbp", "bpref"]
 
 
 def rows(seed=0, n_queries=60, qid_kind="int"):
