@@ -121,7 +121,7 @@ def test_query_folds_keep_queries_whole(spark):
 # --------------------------------------------------------------- model selection
 
 
-def test_cross_validator_with_query_folds(spark):
+def test_cross_validator_with_query_folds(spark, tmp_path):
     """CrossValidator(foldCol=...) over query folds scored by RankingEvaluator: each
     average metric is the mean over the folds of the sub-model's in-memory NDCG on its
     validation fold's collected predictions."""
@@ -152,6 +152,9 @@ def test_cross_validator_with_query_folds(spark):
     assert model.bestModel.getRegParam() == grid[int(np.argmax(recomputed))][
         regression.regParam]
     df.unpersist()
+    cv.save(str(tmp_path / "cv"))  # the evaluator is saved and loaded with its search
+    loaded = CrossValidator.load(str(tmp_path / "cv")).getEvaluator()
+    assert type(loaded) is RankingEvaluator and loaded.getMetricName() == "ndcg@5"
 
 
 def test_train_validation_split_uses_the_evaluator(spark):

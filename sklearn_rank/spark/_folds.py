@@ -106,12 +106,14 @@ def query_folds(df, num_folds, *, qid_col="qid", seed=0, fold_col="fold"):
     ids, sizes = ids[order], sizes[order]
     folds = assign_folds(sizes, num_folds, int(seed))
     schema = df.select(F.col(qid_col), F.lit(0).cast("int").alias(fold_col)).schema
-    table = {qid_col: ids, fold_col: folds}
-    try:  # PySpark >= 4.0 takes an Arrow table (fast for millions of queries)
+    import pyspark
+
+    if int(pyspark.__version__.split(".")[0]) >= 4:  # an Arrow table: fast for many queries
         import pyarrow as pa
 
-        table = df.sparkSession.createDataFrame(pa.table(table), schema=schema)
-    except TypeError:
+        table = df.sparkSession.createDataFrame(pa.table({qid_col: ids, fold_col: folds}),
+                                                schema=schema)
+    else:
         table = df.sparkSession.createDataFrame(
             list(zip(ids.tolist(), folds.tolist(), strict=True)), schema=schema)
     return df.join(table, on=qid_col, how="inner")
