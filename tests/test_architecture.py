@@ -9,8 +9,9 @@ The layers (DESIGN.md §9), bottom to top:
 2. metrics and what builds on them alone: the rest of ``metrics/`` (definitions, the spec and
    vocabulary layer, the families, scorers), ``stats``, ``datasets``, ``model_selection``,
    ``estimators``, ``inspection``, ``dask`` and the plots;
-3. trec: ``trec/`` (files, frames, trec_eval's formats and drop-in), ``recsys`` and
-   ``fusion`` (runs fused);
+3. trec: ``trec/`` (files, frames, trec_eval's formats and drop-in), ``recsys``,
+   ``fusion`` (runs fused) and ``spark`` (Spark DataFrames and Spark ML, which nothing
+   imports);
 4. commands: ``cli/`` and ``__main__``.
 
 Every import, also one inside a function, goes to the same layer or a lower one.
@@ -33,7 +34,8 @@ _LAYERS = [  # (name, module prefixes), bottom first; the longest matching prefi
     ("metrics", ("sklearn_rank.metrics", "sklearn_rank.stats", "sklearn_rank.datasets",
                  "sklearn_rank.model_selection", "sklearn_rank.estimators",
                  "sklearn_rank.inspection", "sklearn_rank.dask", "sklearn_rank._plots")),
-    ("trec", ("sklearn_rank.trec", "sklearn_rank.recsys", "sklearn_rank.fusion")),
+    ("trec", ("sklearn_rank.trec", "sklearn_rank.recsys", "sklearn_rank.fusion",
+              "sklearn_rank.spark")),
     ("commands", ("sklearn_rank.cli", "sklearn_rank.__main__")),
 ]
 _MAX_COMPLEXITY = 15
@@ -94,6 +96,17 @@ def test_nothing_imports_a_layer_above_its_own():
                               f"({_LAYERS[_layer(module)][0]}) imports {target} "
                               f"({_LAYERS[_layer(target)][0]})")
     assert not upward, "imports that go up a layer:\n" + "\n".join(upward)
+
+
+def test_nothing_imports_spark():
+    """``spark`` sits beside ``dask``: it imports the metrics, trec and base layers, and
+    no module outside it imports it (PySpark stays an optional extra)."""
+    found = [f"{path.relative_to(PACKAGE.parent)}:{line}: {module} imports {target}"
+             for module, (path, tree) in _modules().items()
+             if not (module + ".").startswith("sklearn_rank.spark.")
+             for line, target in _imports(module, path, tree)
+             if (target + ".").startswith("sklearn_rank.spark.")]
+    assert not found, "\n".join(found)
 
 
 def test_the_layer_test_sees_an_upward_import():
@@ -211,7 +224,8 @@ def test_names_other_modules_import_are_their_modules_interface():
 @pytest.mark.parametrize("optimize", ["-OO"])
 def test_the_package_imports_and_runs_without_docstrings(optimize, tmp_path):
     """Under ``python -OO`` (docstrings stripped) every subpackage imports, a metric, a
-    scorer and the command line run."""
+    scorer and the command line run (but ``spark``: PySpark itself does not import under
+    ``-OO``, its ``@since`` decorator reads the docstrings)."""
     code = (
         "import sklearn_rank.metrics as m, sklearn_rank.trec, sklearn_rank.stats, "
         "sklearn_rank.dask, sklearn_rank.estimators, sklearn_rank.model_selection, "

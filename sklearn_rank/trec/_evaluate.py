@@ -8,7 +8,10 @@ as a table, also :func:`~sklearn_rank.trec.trec_eval`'s). Here the arguments are
 checked and read, the measures split between the trec_eval engine
 (:func:`~sklearn_rank.trec._trec_eval.specs.evaluate_engine`) and the registry's
 plan, which computes its metrics on the run's rankings laid out by
-:func:`~sklearn_rank.trec._ranked_rows.ranked_rows`.
+:func:`~sklearn_rank.trec._ranked_rows.ranked_rows`. That part is also offered in
+steps (:func:`registry_plans`, :func:`lay_out`, :func:`merged`) to
+:mod:`sklearn_rank.spark`, which lays out and computes each partition's queries
+on Spark's executors and finishes the plans on the driver.
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ from ._subtopics import SubtopicQrels, as_subtopic_qrels
 from ._tables import Qrels, Run
 from ._trec_eval.specs import evaluate_engine
 
-__all__ = ["DEFAULT_MEASURES", "as_table", "evaluate_run", "in_trec_order"]
+__all__ = ["DEFAULT_MEASURES", "as_table", "evaluate_run", "in_trec_order", "lay_out", "merged",
+           "registry_plans"]
 
 #: The measures :func:`evaluate_run` and ``sklearn-rank evaluate`` compute by default.
 DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10", "recip_rank")
@@ -239,6 +243,18 @@ def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
     names of trec_eval and ir_measures in trec_eval's order
     (:func:`in_trec_order`)."""
     specs = _parsed(metrics)
+    options, plans = registry_plans(specs, relevance_level, options)
+    laid_out: dict = {}
+    parts = [plan.evaluate(lay_out(key, plan, options, relevance_level, columns, laid_out))
+             for key, plan in plans]
+    return parts[0] if len(parts) == 1 else merged(parts, specs)
+
+
+def registry_plans(specs: list, relevance_level, options: dict) -> tuple[dict, list]:
+    """``(options, [(layout key, plan)])``: the options with ``threshold`` from
+    ``relevance_level`` (checked once for all specs), and a plan per layout
+    the registry's ``specs`` are computed on (``(judged_only, layout)``, the
+    arguments of :func:`lay_out`'s ``columns``), in the specs' order."""
     options = dict(options)
     if any("threshold" in s.info.params for s in specs):
         options.setdefault("threshold", relevance_level)
@@ -246,20 +262,23 @@ def _evaluate(metrics, relevance_level, options: dict, columns) -> Evaluation:
     groups: dict = {}
     for spec in specs:
         groups.setdefault((spec.judged_only, spec.layout), []).append(spec)
-    parts, laid_out = [], {}
-    for (only, layout), group in groups.items():
-        key = (only, layout or TREC_LAYOUT)
-        if key not in laid_out:
-            labels, lengths, qids, n_retrieved, judged, scores, rows, codes = columns(*key)
-            negative = options.get("threshold", relevance_level) < 0  # trec_eval's -l < 0
-            if negative:
-                _check_dummies(group, options, qids, n_retrieved)
-            laid_out[key] = ranked_data(labels, lengths, qids, scores=scores, input_order=rows,
-                                        n_retrieved=n_retrieved, judged=judged,
-                                        codes=codes if negative else None)
-        plan = _in_trec_order(Plan.resolved(group, options), options)
-        parts.append(plan.evaluate(laid_out[key]))
-    return parts[0] if len(parts) == 1 else _merged(parts, specs)
+    return options, [((only, layout or TREC_LAYOUT),
+                      _in_trec_order(Plan.resolved(group, options), options))
+                     for (only, layout), group in groups.items()]
+
+
+def lay_out(key, plan: Plan, options: dict, relevance_level, columns, laid_out: dict):
+    """The ranked data of layout ``key`` for ``plan`` (kept in ``laid_out``),
+    from ``columns(judged_only, layout)``."""
+    if key not in laid_out:
+        labels, lengths, qids, n_retrieved, judged, scores, rows, codes = columns(*key)
+        negative = options.get("threshold", relevance_level) < 0  # trec_eval's -l < 0
+        if negative:
+            _check_dummies([e.spec for e in plan.entries], options, qids, n_retrieved)
+        laid_out[key] = ranked_data(labels, lengths, qids, scores=scores, input_order=rows,
+                                    n_retrieved=n_retrieved, judged=judged,
+                                    codes=codes if negative else None)
+    return laid_out[key]
 
 
 def _check_dummies(specs, options: dict, qids, n_retrieved) -> None:
@@ -326,7 +345,7 @@ def _parsed(metrics) -> list:
         raise
 
 
-def _merged(parts: list, specs: list) -> Evaluation:
+def merged(parts: list, specs: list) -> Evaluation:
     """One evaluation of the same queries from several (keys in ``specs``' order)."""
     found = {str(m): (part, m) for part in parts for m in part.metrics}
 
