@@ -37,6 +37,7 @@ PUBLIC_MODULES = [
     "sklearn_rank.dask",
     "sklearn_rank.recsys",
     "sklearn_rank.fusion",
+    "sklearn_rank.spark",
 ]
 GENERATED = ("_build", "auto_examples", "generated", "sg_execution_times.rst")
 ALL_PAGES = sorted(p for p in DOCS.rglob("*.rst")
@@ -126,7 +127,7 @@ def test_every_page_is_checked():
         "user_guide/tuning.rst", "user_guide/trec.rst", "user_guide/statistics.rst",
         "user_guide/faq.rst", "user_guide/custom_metrics.rst",
         "user_guide/_recsys_sampled.rst", "user_guide/recommenders.rst",
-        "user_guide/fusion.rst"}
+        "user_guide/fusion.rst", "user_guide/spark.rst"}
     # Python appears only as doctests, which the test below runs, and as the
     # files of FILE_PAGES; other blocks are shell commands (installing, building).
     python_blocks = [p.relative_to(DOCS).as_posix() for p in ALL_PAGES

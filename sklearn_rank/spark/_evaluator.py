@@ -18,11 +18,11 @@ def _metric_name(value) -> str:
     if not isinstance(value, str):
         raise TypeError(f"metricName must be one metric spec as a string, such as 'ndcg@10' "
                         f"or 'map'; got {type(value).__name__} {value!r}.")
-    listed = listed_metrics(value)
-    if len(listed) != 1:
-        raise ValueError(f"metricName must be one metric spec, got {value!r}; an evaluator "
-                         "scores one metric (evaluate several with sklearn_rank.spark.evaluate).")
-    parse_specs(listed)  # a misspelt metric is told here, with the closest names
+    specs = parse_specs(listed_metrics(value))  # a misspelt metric is told here
+    if len(specs) != 1:
+        raise ValueError(f"metricName must be one metric spec, got {value!r} (which is "
+                         f"{len(specs)}); an evaluator scores one metric (evaluate several "
+                         "with sklearn_rank.spark.evaluate).")
     return value
 
 
@@ -78,7 +78,7 @@ class RankingEvaluator(Evaluator, DefaultParamsReadable, DefaultParamsWritable):
     ...     [("a", 3, .9), ("a", 0, .8), ("a", 1, .1), ("b", 0, .5), ("b", 1, .4)],
     ...     ["qid", "label", "prediction"])
     >>> round(evaluator.evaluate(df), 6)
-    0.815465
+    0.774125
     """
 
     metricName = _param("metricName", "the ranking metric spec, e.g. 'ndcg@10'", _metric_name)

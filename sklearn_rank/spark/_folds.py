@@ -9,10 +9,10 @@ import numpy as np
 
 from .._utils.validation import Interval, validate_params
 from ._evaluate import SPARK_FRAME
-from ._frames import query_ids
+from ._frames import collect, query_ids
 from ._session import check_columns, quiet
 
-__all__ = ["check_query_folds", "query_folds"]
+__all__ = ["assign_folds", "check_query_folds", "query_folds"]
 
 
 def assign_folds(counts: np.ndarray, num_folds: int, seed: int) -> np.ndarray:
@@ -83,7 +83,7 @@ def query_folds(df, num_folds, *, qid_col="qid", seed=0, fold_col="fold"):
     >>> folded = query_folds(df, 3, seed=0)
     >>> sorted(r["count"] for r in folded.groupBy("fold").count().collect())
     [7, 7, 7]
-    >>> folded.groupBy("qid").agg({"fold": "count_distinct"}).count()
+    >>> folded.select("qid", "fold").distinct().count()  # each query in one fold
     6
     """
     from pyspark.sql import functions as F
@@ -93,20 +93,37 @@ def query_folds(df, num_folds, *, qid_col="qid", seed=0, fold_col="fold"):
     if fold_col in df.columns:
         raise ValueError(f"fold_col={fold_col!r}: the DataFrame already has a column "
                          f"{fold_col!r}; pass another name, or drop it first.")
-    counts = df.groupBy(qid_col).count().toPandas()
-    if counts[qid_col].isna().any():
+    counts = collect(df.groupBy(qid_col).count(), errors=False)
+    ids, sizes = counts[qid_col], counts["count"].astype(np.int64)
+    missing = _missing(ids)
+    if missing.any():
         raise ValueError(f"qid_col={qid_col!r} has missing (null) values; drop or fill them "
                          "first: their rows would belong to no query.")
-    if counts.shape[0] < num_folds:
-        raise ValueError(f"num_folds={num_folds} is more than the {counts.shape[0]} queries of "
+    if ids.shape[0] < num_folds:
+        raise ValueError(f"num_folds={num_folds} is more than the {ids.shape[0]} queries of "
                          "the DataFrame: each fold needs a query; lower num_folds.")
-    counts = counts.sort_values(qid_col, kind="stable", ignore_index=True)
-    folds = assign_folds(counts["count"].to_numpy(np.int64), num_folds, int(seed))
-    spark = df.sparkSession
-    table = spark.createDataFrame(
-        [(q, int(f)) for q, f in zip(counts[qid_col].tolist(), folds.tolist(), strict=True)],
-        schema=df.select(F.col(qid_col), F.lit(0).cast("int").alias(fold_col)).schema)
+    order = np.argsort(ids, kind="stable")  # (Spark's order of the counts varies)
+    ids, sizes = ids[order], sizes[order]
+    folds = assign_folds(sizes, num_folds, int(seed))
+    schema = df.select(F.col(qid_col), F.lit(0).cast("int").alias(fold_col)).schema
+    import pyspark
+
+    if int(pyspark.__version__.split(".")[0]) >= 4:  # an Arrow table: fast for many queries
+        import pyarrow as pa
+
+        table = df.sparkSession.createDataFrame(pa.table({qid_col: ids, fold_col: folds}),
+                                                schema=schema)
+    else:
+        table = df.sparkSession.createDataFrame(
+            list(zip(ids.tolist(), folds.tolist(), strict=True)), schema=schema)
     return df.join(table, on=qid_col, how="inner")
+
+
+def _missing(ids: np.ndarray) -> np.ndarray:
+    """Whether each collected id is missing (None, or NaN: an integer column with nulls)."""
+    if ids.dtype.kind == "O":
+        return np.array([q is None for q in ids], dtype=bool)
+    return np.isnan(ids) if ids.dtype.kind == "f" else np.zeros(ids.shape, dtype=bool)
 
 
 @validate_params({"df": [SPARK_FRAME], "fold_col": [str], "qid_col": [str]})

@@ -108,18 +108,19 @@ def _arrow(kind):
             StringType: pa.string()}[type(kind)]
 
 
-def collect(frame):
-    """``frame`` on the driver, as a dict of NumPy arrays (its executors'
-    errors raised here)."""
-    if hasattr(frame, "toArrow"):  # PySpark >= 4.0
+def collect(frame, *, errors: bool = True) -> dict:
+    """``frame`` on the driver, as a dict of NumPy arrays, through Arrow when
+    PySpark has it (>= 4.0); with ``errors``, ``frame`` carries the error column
+    of :func:`run_partitions` and its executors' errors are raised here."""
+    if hasattr(frame, "toArrow"):
         table = frame.toArrow()
         columns = {n: table.column(n).to_numpy(zero_copy_only=False)
                    for n in table.column_names}
     else:
         pdf = frame.toPandas()
         columns = {n: pdf[n].to_numpy() for n in pdf.columns}
-    errors = columns.pop(ERROR)
-    reraise(errors)
+    if errors:
+        reraise(columns.pop(ERROR))
     return columns
 
 
