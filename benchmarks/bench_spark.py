@@ -20,7 +20,8 @@ alone (Spark's ``noop`` writer), to tell the two apart.
 Spark runs in local mode (``local[2]``: the driver's JVM is the executor), with
 ``spark.driver.memory`` (``--driver-memory``, default 4g: the heap of that
 one JVM) and ``spark.python.worker.memory`` (``--python-worker-memory``, 1g:
-where the Python workers' aggregation spills). A thread samples, every
+where the Python workers' aggregation spills); the shuffle writes
+``--partitions`` partitions (adaptive coalescing off, so they stay as set). A thread samples, every
 0.2 s, the resident memory (RSS, psutil) of the driver's Python process, the
 JVM and the Python workers (the JVM's Python children: ``pyspark.daemon`` and
 its forked workers); the script prints the peaks: the JVM's, the largest
