@@ -189,3 +189,20 @@ def test_evaluate_run_refuses_what_it_does_not_distribute(spark):
         evaluate_run(qrels, run.withColumn("score", run["score"].cast("string")))
     with pytest.raises(ValueError, match=r"[Ll]evel.*1\.5|1\.5.*integer"):
         evaluate_run(qrels.withColumn("label", qrels["label"] * 1.5), run)
+
+
+def test_a_metric_registered_in_the_driver_is_computed_on_the_executors(spark):
+    """register_metric in the driver: the executors' processes get its definition with
+    the plan, and a later definition under the same name replaces it there too."""
+    from sklearn_rank.metrics import register_metric
+
+    frame = rows(6, n_queries=20)
+    df = spark.createDataFrame(frame)
+    for power in (1.0, 2.0):  # the second definition must not meet the first's values
+
+        def top_gain(labels, power=power):
+            return float((labels[:2] ** power).sum())
+
+        with register_metric("spark_top_gain", top_gain, additive=True):
+            ev = evaluate(df, ["spark_top_gain@2", "ndcg@2"])
+            assert_same(ev, in_memory(frame, ["spark_top_gain@2", "ndcg@2"]))

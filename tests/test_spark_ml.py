@@ -132,7 +132,7 @@ def test_cross_validator_with_query_folds(spark, tmp_path):
     frame = ranking_rows(4, n_queries=24)
     df = VectorAssembler(inputCols=["x0", "x1"], outputCol="features").transform(
         query_folds(spark.createDataFrame(frame), 3, seed=1)).cache()
-    regression = LinearRegression(featuresCol="features", labelCol="label")
+    regression = LinearRegression(featuresCol="features", labelCol="label", solver="normal")
     grid = ParamGridBuilder().addGrid(regression.regParam, [0.0, 50.0]).build()
     evaluator = RankingEvaluator(metricName="ndcg@5")
     cv = CrossValidator(estimator=regression, estimatorParamMaps=grid, evaluator=evaluator,
@@ -164,7 +164,7 @@ def test_train_validation_split_uses_the_evaluator(spark):
 
     df = VectorAssembler(inputCols=["x0", "x1"], outputCol="features").transform(
         spark.createDataFrame(ranking_rows(5, n_queries=20)))
-    regression = LinearRegression(featuresCol="features", labelCol="label")
+    regression = LinearRegression(featuresCol="features", labelCol="label", solver="normal")
     grid = ParamGridBuilder().addGrid(regression.regParam, [0.0, 1.0]).build()
     split = TrainValidationSplit(estimator=regression, estimatorParamMaps=grid, seed=0,
                                  evaluator=RankingEvaluator(metricName="map(threshold=2)"))

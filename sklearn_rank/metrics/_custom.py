@@ -98,10 +98,11 @@ def register_metric(name: str, func: Callable, *, vectorized: bool = False,
     Once registered, ``name`` is a metric like the built-in ones in every
     entry point: specs (``"name@5"``, ``"name(threshold=2, ties='stable')@5"``),
     :func:`evaluate`, :func:`evaluate_chunks`, :func:`make_ranking_scorer`,
-    :func:`sklearn_rank.trec.evaluate_run`, :func:`sklearn_rank.dask.evaluate`
-    and the command line (``sklearn-rank evaluate --plugin module``, or the
-    entry-point group ``sklearn_rank.metrics`` of an installed package). The
-    engine groups the rows by query, ranks them, cuts the ranking at ``k``,
+    :func:`sklearn_rank.trec.evaluate_run`, :func:`sklearn_rank.dask.evaluate`,
+    :func:`sklearn_rank.spark.evaluate` and the command line (``sklearn-rank
+    evaluate --plugin module``, or the entry-point group ``sklearn_rank.metrics``
+    of an installed package). The engine groups the rows by query, ranks them,
+    cuts the ranking at ``k``,
     orders or averages tied scores (``ties``), scores the queries without a
     relevant document (``empty``) and weighs queries (``sample_weight``).
 

@@ -2,8 +2,11 @@
 
 Also the interface of the other modules: :data:`SPARK_FRAME` (the constraint of
 a DataFrame argument), :func:`refuse_stable` (row order does not survive a
-shuffle) and :func:`finish` (the driver's part: the gathered per-query values
-finished as in memory).
+shuffle), :func:`finish` (the driver's part: the gathered per-query values
+finished as in memory), and :func:`shipped` and :func:`install`, which carry the
+plan's metric definitions to the executors (a metric registered with
+:func:`~sklearn_rank.metrics.register_metric` in the driver is unknown to their
+Python processes, or known there under an older definition).
 """
 
 from __future__ import annotations
@@ -20,11 +23,12 @@ from ..metrics._evaluation import Evaluation
 from ..metrics._plan import PerQuery, Plan
 from ..metrics._trec_flat import engine_items
 from ..metrics._vocab.ir_measures import IRM_OBJECT
+from ..metrics._vocab.registry import METRICS, register, unregister
 from ..metrics._vocab.spec import listed_metrics
 from ._frames import collect, numeric, query_ids, run_partitions
 from ._session import check_columns, quiet
 
-__all__ = ["SPARK_FRAME", "evaluate", "finish", "refuse_stable"]
+__all__ = ["SPARK_FRAME", "evaluate", "finish", "install", "refuse_stable", "shipped"]
 
 #: The constraint of a Spark DataFrame argument.
 SPARK_FRAME = HasMethods(("mapInArrow", "repartition", "select"))
@@ -40,6 +44,23 @@ def refuse_stable(plan: Plan, qid_col: str) -> None:
             f"on {qid_col!r} does not keep (nor does a DataFrame have a row order): use "
             "ties='average' (the default), 'pessimistic' or 'optimistic', or add a "
             "column that orders the rows and make it part of the score.")
+
+
+def shipped(plans) -> dict:
+    """``{name: definition}`` of the metrics of ``plans``, sent with the executors'
+    function (a user's metric pickled by value, with its function)."""
+    return {entry.spec.name: entry.metric for plan in plans for entry in plan.entries}
+
+
+def install(definitions: dict) -> None:
+    """Make the executor's registry hold the driver's ``definitions`` (registering a
+    user's metric the worker lacks, replacing one the worker has from an earlier
+    task of another definition)."""
+    for name, metric in definitions.items():
+        if METRICS.get(name) != metric:
+            if name in METRICS:
+                unregister(name)
+            register(metric)
 
 
 def _refuse_engine(listed: list) -> None:
@@ -92,10 +113,12 @@ def _no_nulls(table, names: dict) -> None:
 
 def _per_partition(plan: Plan, keys: list, names: dict, weighted: bool):
     """The function an executor runs on one partition's rows (an Arrow table)."""
+    definitions = shipped([plan])
 
     def compute(table):
         import pyarrow as pa
 
+        install(definitions)
         _no_nulls(table, {_Q: names["qid"], _Y: names["y_true"], _S: names["y_score"],
                           _W: names["sample_weight"]})
         col = {n: table.column(n).to_numpy(zero_copy_only=False) for n in table.column_names}

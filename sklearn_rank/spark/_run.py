@@ -17,7 +17,7 @@ from ..metrics._vocab.trec_eval_table import engine_item
 from ..trec import Qrels, Run
 from ..trec._evaluate import DEFAULT_MEASURES, lay_out, merged, registry_plans
 from ..trec._ranked_rows import ranked_rows
-from ._evaluate import SPARK_FRAME, refuse_stable
+from ._evaluate import SPARK_FRAME, install, refuse_stable, shipped
 from ._frames import collect, numeric, query_ids, run_partitions
 from ._session import quiet
 
@@ -100,9 +100,12 @@ def _tables(table):
 
 
 def _per_partition(plans, options, relevance_level, complete, judged_only):
+    definitions = shipped(plan for _, plan in plans)
+
     def compute(table):
         import pyarrow as pa
 
+        install(definitions)
         qrels, run = _tables(table)
         if qrels is None:
             return None
