@@ -45,7 +45,7 @@ def unlink_email_addresses(app, doctree):
 
 
 # The gallery in reading order: metrics first, then tuning, TREC, statistics,
-# and the Dask example (not run by the build) last.
+# and the Dask and Spark examples (not run by the build) last.
 EXAMPLE_ORDER = (
     "metrics_quickstart.py",
     "custom_metric.py",
@@ -60,6 +60,7 @@ EXAMPLE_ORDER = (
     "many_systems.py",
     "recommenders.py",
     "dask_lightgbm.py",
+    "spark_xgboost_ranker.py",
 )
 
 

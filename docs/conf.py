@@ -58,10 +58,12 @@ numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False  # no intersphinx: the build runs without network
 
 # -- Gallery -----------------------------------------------------------------
-# Every example runs when the docs are built, except the Dask one: it starts a
-# LocalCluster of worker processes and takes minutes on a small machine (the
-# test suite runs it as a script: tests/test_examples.py).
-_NOT_RUN = ("dask_lightgbm.py",)
+# Every example runs when the docs are built, except the Dask and Spark ones:
+# the Dask one starts a LocalCluster of worker processes and takes minutes on a
+# small machine (the test suite runs it as a script: tests/test_examples.py);
+# the Spark one starts a JVM and trains seven XGBoost models through Spark (the
+# test suite runs it in its own Spark session: tests/test_spark_search.py).
+_NOT_RUN = ("dask_lightgbm.py", "spark_xgboost_ranker.py")
 
 
 sphinx_gallery_conf = {
