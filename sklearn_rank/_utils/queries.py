@@ -272,3 +272,10 @@ def id_kind(value) -> int:
     if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
         return 1
     return 2
+
+
+def is_missing_id(value) -> bool:
+    """Whether an object column's id is a missing value (None, pandas' NA or
+    NaT, or a float NaN) rather than a wrong one: the two get different messages."""
+    return (value is None or type(value).__name__ in ("NAType", "NaTType")
+            or (isinstance(value, float) and value != value))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._utils.queries import id_kind, series_values
+from .._utils.queries import id_kind, is_missing_id, series_values
 
 __all__ = ["Frame", "Items", "code_type", "codes_in", "column_names", "frame_kind",
            "ids_of", "numbers_of", "read_columns", "same_kind", "sorted_unique", "unique_ids"]
@@ -140,8 +140,7 @@ def _object_ids(values: np.ndarray, what: str, column: str) -> np.ndarray:
     if bad.shape[0]:
         i = int(bad[0])
         value = values[i]
-        if (value is None or type(value).__name__ in ("NAType", "NaTType")
-                or (isinstance(value, float) and value != value)):
+        if is_missing_id(value):
             raise ValueError(
                 f"{what}: column {column!r} has a missing id at {_row(i)} "
                 f"({bad.shape[0]} bad rows in all); drop or fill those rows.")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.queries import id_kind, series_values
+from .._utils.queries import id_kind, is_missing_id, series_values
 
 __all__ = ["DataFrame", "frame_columns", "is_frame"]
 
@@ -115,8 +115,7 @@ def _object_ids(values: np.ndarray, column: str) -> np.ndarray:
     if bad.shape[0]:
         i = int(bad[0])
         value = values[i]
-        if (value is None or type(value).__name__ in ("NAType", "NaTType")
-                or (isinstance(value, float) and value != value)):
+        if is_missing_id(value):
             raise _missing(column, i, int(bad.shape[0]))
         raise ValueError(
             f"Column {column!r} holds a {type(value).__name__} at {_row(i)}: {value!r}; ids "
