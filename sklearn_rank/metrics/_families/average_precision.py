@@ -28,19 +28,23 @@ def _ap(rank, p, k):
     cut = rank.cut(k)
     trec = in_trec_mode(p)
 
+    def precision_terms():
+        # The n-th relevant document, at rank r, adds P@r = n / r (the terms of
+        # every cut-off k: those of the ranks r <= k).
+        rows, cols, first, _ = rank.flagged(relevant)
+        nth = np.arange(1, rows.shape[0] + 1) - first[rows]
+        # trec_eval divides n by r (the product with 1 / r can differ in the last bit)
+        return rows, cols, (nth / (cols + 1.0) if trec else nth * (1.0 / (cols + 1)))
+
     def make():
         n_rows = rank.order.shape[0]
         if rank.tied and rank.tie_rows.shape[0] == n_rows:  # every row below
             total = np.empty(n_rows)
         else:
-            # The n-th relevant document, at rank r, adds P@r = n / r.
-            rows, cols, first, _ = rank.flagged(relevant)
-            nth = np.arange(1, rows.shape[0] + 1) - first[rows]
+            rows, cols, precision = rank.shared(("ap_terms", relevant, trec), precision_terms)
             if cut < rank.width:
                 keep = cols < cut
-                rows, cols, nth = rows[keep], cols[keep], nth[keep]
-            # trec_eval divides n by r (the product with 1 / r can differ in the last bit)
-            precision = nth / (cols + 1.0) if trec else nth * (1.0 / (cols + 1))
+                rows, precision = rows[keep], precision[keep]
             total = row_sums(rows, precision, n_rows)
         if rank.tied:
             # For r in a tie group starting at a, of size g with h relevant

@@ -34,7 +34,9 @@ def _hits(rank, p, k) -> np.ndarray:
     """Expected number of relevant documents in the top k (trec_eval's P_k and
     recall_k count by rank; its set measures, without k, judged documents)."""
     relevant = ranked_relevant(p) if k is not None else Relevant(p["threshold"])
-    return rank.expected(relevant, rank.cut(k)).sum(axis=1)
+    if rank.tied:
+        return rank.expected(relevant, rank.cut(k)).sum(axis=1)
+    return rank.hits(relevant, rank.cut(k))
 
 
 def _precision_denominator(rank, p, k) -> np.ndarray:

@@ -114,11 +114,13 @@ def _discounted(rank, p, k, scaled: bool = False):
     col = _gain(rank, p, scaled)
     kk = rank.cut(k)
     if in_trec_mode(p) and p["discount"] == "log2" and p["log_base"] == 2:
-        # trec_eval's sums: gain / log2(r + 1), added rank after rank
-        log2 = _trec_log2(kk)
+        # trec_eval's sums: gain / log2(r + 1), added rank after rank (TREC mode
+        # has no ties: the ranked gains are the expected ones)
         ideal = rank.ideal(col)
-        top = min(kk, ideal.shape[1])
-        return (_trec_sum(rank.expected(col, kk), log2), _trec_sum(ideal[:, :top], log2),
+        ranked_terms = rank.shared(("trec_dcg", col), lambda: _trec_terms(rank.ranked(col)))
+        ideal_terms = rank.shared(("trec_idcg", col), lambda: _trec_terms(ideal))
+        n = ideal.shape[0]
+        return (_trec_sum(ranked_terms, kk, n), _trec_sum(ideal_terms, kk, n),
                 ideal[:, 0] <= 0)
     d = discount_vector(p["discount"], p["log_base"], kk, min(kk, int(rank.lengths.max())))
     if scaled:
@@ -129,13 +131,23 @@ def _discounted(rank, p, k, scaled: bool = False):
     return dcg, idcg, ideal[:, 0] <= 0
 
 
-def _trec_sum(gains: np.ndarray, log2: np.ndarray) -> np.ndarray:
-    """Each row's sum of ``gains / log2``, added rank after rank as trec_eval's
-    loop adds (adding a zero changes no sum, so only the nonzero gains are
-    visited: a ranking holds few relevant documents)."""
+def _trec_terms(gains: np.ndarray):
+    """The nonzero ``gains`` of a block (a ranking holds few relevant
+    documents) divided by trec_eval's log2(r + 1): their rows, 0-based ranks
+    and terms, row by row in rank order."""
     flat = np.flatnonzero(gains != 0)  # (a bool array: much faster)
     rows, cols = np.divmod(flat, gains.shape[1])
-    return row_sums(rows, gains.ravel()[flat] / log2[cols], gains.shape[0])
+    return rows, cols, gains.ravel()[flat] / _trec_log2(gains.shape[1])[cols]
+
+
+def _trec_sum(terms, cut: int, n_rows: int) -> np.ndarray:
+    """Each row's sum of the :func:`_trec_terms` of ranks 1..``cut``, added
+    rank after rank as trec_eval's loop adds (adding a zero changes no sum)."""
+    rows, cols, values = terms
+    keep = cols < cut
+    if not keep.all():
+        rows, values = rows[keep], values[keep]
+    return row_sums(rows, values, n_rows)
 
 
 def _cg(rank, p, k):

@@ -48,11 +48,13 @@ class Context:
         return self.rel >= self.level
 
     @cached_property
-    def cum_rel(self) -> np.ndarray:
-        """Relevant documents at or above every row, in its query."""
-        c = np.cumsum(self.is_rel, dtype=np.int64)
-        before = np.concatenate(([0], c))[self.offsets[:-1]]
-        return c - np.repeat(before, self.n)
+    def relevant(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The relevant rows and how many each query has (:meth:`select` of
+        ``is_rel``), and at each row the relevant documents at or above it in
+        its query."""
+        rows, per_query = self.select(self.is_rel)
+        first = np.cumsum(per_query) - per_query
+        return rows, per_query, np.arange(1, rows.shape[0] + 1) - np.repeat(first, per_query)
 
     @cached_property
     def num_rel(self) -> np.ndarray:
@@ -98,18 +100,17 @@ class Context:
 
     def rel_in_top(self, k) -> np.ndarray:
         """Relevant documents among each query's first min(k, n)."""
-        depth = np.minimum(k, self.n)
-        out = np.zeros(self.nq, dtype=np.int64)
-        some = depth > 0
-        out[some] = self.cum_rel[self.offsets[:-1][some] + depth[some] - 1]
-        return out
+        rows = self.relevant[0]
+        start = self.offsets[:-1]
+        return (np.searchsorted(rows, start + np.minimum(k, self.n))
+                - np.searchsorted(rows, start)).astype(np.int64)
 
     @cached_property
     def interpolated(self) -> tuple[np.ndarray, np.ndarray]:
         """At every relevant row: max over the ranks j at or below it of
         P@j (trec_eval's interpolated precision); and those rows."""
-        rows = np.flatnonzero(self.is_rel)
-        precision = self.cum_rel[rows] / (self.position[rows] + 1.0)
+        rows, _, rel_so_far = self.relevant
+        precision = rel_so_far / (self.position[rows] + 1.0)
         if not rows.shape[0]:
             return precision, rows
         # a segmented running max from the bottom: exact ranks of the values
@@ -255,7 +256,7 @@ def infap(c, _):
     at, counts = c.select(rows)
     q = np.repeat(np.arange(c.nq), counts)
     j = c.position.take(at).astype(np.float64)
-    rel_so_far = c.cum_rel.take(at) if c.level > 0 else c.above(rows, at, inclusive=True)
+    rel_so_far = c.above(c.is_rel if c.level > 0 else rows, at, inclusive=True)
     nonrel = c.above(judged_nonrel, at, inclusive=True)
     pool = c.above(unj, at, inclusive=True)
     k = (rel_so_far - 1).astype(np.float64)
@@ -352,8 +353,8 @@ def _pt11_unsorted(c, points) -> np.ndarray:
 
 
 def bin_g(c, _):
-    rows, per_query = c.select(c.is_rel)
-    term = 1.0 / log2_discount(c.position.take(rows) - c.cum_rel.take(rows) + 1)  # log2(3+r-k)
+    rows, per_query, rel_so_far = c.relevant
+    term = 1.0 / log2_discount(c.position.take(rows) - rel_so_far + 1)  # log2(3+r-k)
     s = np.bincount(np.repeat(np.arange(c.nq), per_query), weights=term, minlength=c.nq)
     return [("binG", where_div(per_query > 0, s, c.num_rel))]
 
