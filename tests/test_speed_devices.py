@@ -40,6 +40,7 @@ from sklearn_rank.metrics._engine.grouping import (
     stable_code_sort,
     stable_code_sort_reference,
 )
+from sklearn_rank.metrics._engine.inputs import prepare
 from sklearn_rank.trec import Qrels, Run, _fields, _join, _numbers, read_run
 from sklearn_rank.trec._column import IdColumn
 from sklearn_rank.trec._decimal import decimal_values, decimal_values_reference
@@ -204,18 +205,46 @@ def test_sorted_descending_is_a_full_sort_on_adversarial_rows():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(1, 5), st.integers(1, 60), st.floats(0, 1), st.integers(0, 2**32 - 1))
-def test_trec_eval_dcg_sum_over_nonzero_gains_is_its_running_sum(rows, width, density, seed):
+@given(st.integers(1, 5), st.integers(1, 60), st.floats(0, 1), st.integers(0, 2**32 - 1),
+       st.integers(1, 70))
+def test_trec_eval_dcg_sum_over_nonzero_gains_is_its_running_sum(rows, width, density, seed,
+                                                                 cut):
     """trec_eval's DCG sums gain / log2(r + 1) rank after rank; the kernel visits the
-    nonzero gains only (bincount adds in order): the same float, bit for bit."""
-    from sklearn_rank.metrics._families.gain import _trec_log2, _trec_sum
+    nonzero gains only, found once for every cut-off (bincount adds in order): the
+    same float as the running sum at the cut, bit for bit."""
+    from sklearn_rank.metrics._families.gain import _trec_log2, _trec_sum, _trec_terms
 
     rng = np.random.default_rng(seed)
     gains = rng.choice([1.0, 3.0, 7.0, 0.3, -1.0, 31.0], size=(rows, width))
     gains = np.where(rng.random((rows, width)) < density, gains, 0.0)
-    log2 = _trec_log2(width)
-    expected = np.cumsum(gains / log2, axis=1)[:, -1]
-    assert np.array_equal(_trec_sum(gains, log2), expected)
+    cut = min(cut, width)
+    expected = np.cumsum(gains / _trec_log2(width), axis=1)[:, cut - 1]
+    assert np.array_equal(_trec_sum(_trec_terms(gains), cut, rows), expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 40), min_size=1, max_size=12), st.floats(0, 1),
+       st.integers(0, 2**32 - 1))
+def test_hits_from_flagged_ranks_are_the_prefix_count(lengths, density, seed):
+    """Ranking.hits counts a column's nonzero values in the top k from the flagged
+    ranks (shared by the cut-offs) or from the ranked prefix: both are the count."""
+    from sklearn_rank.metrics._engine.columns import Relevant
+    from sklearn_rank.metrics._engine.ranking import block_specs, rank_block
+
+    rng = np.random.default_rng(seed)
+    n = sum(lengths)
+    labels = np.where(rng.random(n) < density, rng.integers(1, 4, n), 0)
+    data = prepare(labels, rng.permutation(n).astype(float),
+                   qid=np.repeat(np.arange(len(lengths)), lengths))
+    relevant = Relevant(1)
+    for segments, width in block_specs(data):
+        for cut in sorted({1, 2, width // 4, width // 4 + 1, width // 2, width, width + 3} - {0}):
+            prefix = rank_block(data, segments, width, ["stable"])["stable"]
+            flagged = rank_block(data, segments, width, ["stable"])["stable"]
+            flagged.flagged(relevant)
+            expected = (prefix.ranked(relevant, min(cut, width)) != 0).sum(axis=1)
+            assert np.array_equal(prefix.hits(relevant, cut), expected)
+            assert np.array_equal(flagged.hits(relevant, cut), expected)
 
 
 # -- hashing ----------------------------------------------------------------------------------

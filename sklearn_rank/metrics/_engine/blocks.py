@@ -215,12 +215,14 @@ class Ranking:
 
     def hits(self, col: Column, cut: int) -> np.ndarray:
         """How many documents of each query have a nonzero ``col`` among ranks
-        1..``cut`` (float64; exact for untied rankings, see :meth:`expected`).
+        1..``cut`` (float64; exact for untied rankings, see :meth:`expected`;
+        ``col`` holds 0 or 1).
 
         Counted from :meth:`flagged` (one search per query, whatever the cut:
         the cut-offs of one column share it) unless the cut is a small part of
         a block that has not flagged ``col`` yet: then from the ranked prefix.
         """
+        cut = min(cut, self.width)
         if ("flagged", col) not in self._cache and 4 * cut < self.width:
             return np.count_nonzero(self.ranked(col, cut), axis=1).astype(np.float64)
         rows = np.arange(self.order.shape[0])
