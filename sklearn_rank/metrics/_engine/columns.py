@@ -38,7 +38,8 @@ SAFE = 2.0**400
 
 
 class Column:
-    """A per-row column (subclasses are frozen dataclasses: hashable keys)."""
+    """A per-row column: a hashable key. Subclasses with fields are frozen
+    dataclasses; those without (:data:`LABELS`, ...) are equal by class."""
 
     #: Whether a row's value is a vectorised function of its label alone
     #: (:meth:`of_labels`); a block then computes it from its own labels.
@@ -65,8 +66,17 @@ class Column:
         """Refuse data on which the column has no valid value (``metric``
         names the metric in the message)."""
 
+    # (a column without fields: its class is its value; dataclasses replace these)
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self)
 
-@dataclass(frozen=True)
+    def __hash__(self) -> int:
+        return hash(type(self))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
 class Labels(Column):
     """The labels themselves."""
 
@@ -74,7 +84,6 @@ class Labels(Column):
         return data.labels
 
 
-@dataclass(frozen=True)
 class Judged(Column):
     """1 for judged documents, 0 for unjudged ones (TREC mode)."""
 
@@ -82,7 +91,6 @@ class Judged(Column):
         return np.asarray(data.judged, dtype=np.float64)
 
 
-@dataclass(frozen=True)
 class Positive(Column):
     """1 for a positive label (ERR: a document the user may stop at)."""
 
@@ -92,7 +100,6 @@ class Positive(Column):
         return (labels > 0).astype(np.float64)
 
 
-@dataclass(frozen=True)
 class Codes(Column):
     """trec_eval's relevance code of every row (TREC mode, :attr:`Data.codes`):
     its qrels level, -1 (not in the qrels) or -2 (a negative qrels level)."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from decimal import Decimal
 from numbers import Rational
 
 import numpy as np
@@ -23,7 +22,7 @@ from ..._utils.validation import check_ordered
 from .data import Data, scalar, to_query_order
 from .grouping import Grouping, group
 from .ids import RowIds
-from .qid import qid_values
+from .qid import is_decimal, qid_values
 from .threads import n_threads, run_blocks
 
 __all__ = ["as_numeric", "check_finite", "prepare"]
@@ -92,7 +91,7 @@ def _dense_ranks(arr: np.ndarray) -> np.ndarray:
 
 
 def _is_number(v) -> bool:
-    return (isinstance(v, float | Rational | Decimal | np.integer | np.floating)
+    return ((isinstance(v, float | Rational | np.integer | np.floating) or is_decimal(v))
             and not isinstance(v, np.timedelta64))
 
 
@@ -101,7 +100,7 @@ def _is_missing(v) -> bool:
 
 
 def _finite(v) -> bool:
-    if isinstance(v, Decimal):
+    if is_decimal(v):
         return v.is_finite()
     if isinstance(v, Rational):
         return True

@@ -31,14 +31,13 @@ from __future__ import annotations
 
 import reprlib
 import sys
-from decimal import Decimal
 
 import numpy as np
 
 from ..._utils.validation import check_ordered
 from ._qid_columns import column_codes
 
-__all__ = ["concatenate_ids", "id_kind", "qid_values"]
+__all__ = ["concatenate_ids", "id_kind", "is_decimal", "qid_values"]
 
 # Kinds of Python values that become native arrays, with the NumPy dtype kinds
 # the conversion must give (anything else, e.g. ints beyond 64 bits converted
@@ -118,13 +117,21 @@ def concatenate_ids(arrays) -> np.ndarray:
     return np.concatenate([a.astype(object) for a in arrays])
 
 
+def is_decimal(value) -> bool:
+    """Whether ``value`` is a :class:`decimal.Decimal`. The module is not
+    imported for this (no Decimal exists before it is imported), so that
+    commands that never meet one do not pay for its import."""
+    decimal = sys.modules.get("decimal")
+    return decimal is not None and isinstance(value, decimal.Decimal)
+
+
 def _is_missing(value) -> bool:
     """None, NaN, NaT, ``pd.NA`` and anything else not equal to itself."""
     if value is None or type(value).__name__ in _MISSING_TYPES:
         return True
     if isinstance(value, np.datetime64 | np.timedelta64):
         return bool(np.isnat(value))
-    if isinstance(value, Decimal):  # a signaling NaN raises when compared
+    if is_decimal(value):  # a signaling NaN raises when compared
         return value.is_nan()
     differs = value != value  # NaN-like values differ from themselves
     # Arrays answer arrays: not missing (they are refused as unhashable).

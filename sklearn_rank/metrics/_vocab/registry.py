@@ -15,7 +15,6 @@ imported only when one of its names is used).
 
 from __future__ import annotations
 
-import difflib
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -128,6 +127,8 @@ def _load(name: str) -> str | None:
 
 def closest(name: str, choices) -> str:
     """" Did you mean ...?" for the closest of ``choices``, or ""."""
+    import difflib  # (only for a message: its import is not paid by every command)
+
     match = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.4)
     return f" Did you mean {match[0]!r}?" if match else ""
 

@@ -82,12 +82,12 @@ class Ranked:
             levels[self.unleveled] = 0  # stale counts: the query has no level >= 0
         width = levels.shape[1]
         n, rel = self.n, self.rel
-        # the retrieved documents of each (query, level); unjudged rows count in a last bin
-        key = np.repeat(np.arange(nq) * width, n)
-        key += rel
-        key[rel < 0] = nq * width
-        retrieved = np.bincount(key, minlength=nq * width + 1)[:-1].reshape(nq, width)
-        del key
+        # the retrieved documents of each (query, level): the judged rows' (few)
+        judged = np.flatnonzero(rel >= 0)
+        key = np.searchsorted(self.offsets, judged, side="right") - 1
+        key *= width
+        key += rel[judged]
+        retrieved = np.bincount(key, minlength=nq * width).reshape(nq, width)
         missed = np.maximum(levels - retrieved, 0)
         n_missed = missed.sum(axis=1)
         lengths = n + n_missed
