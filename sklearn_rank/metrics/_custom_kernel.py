@@ -24,7 +24,7 @@ import functools
 import itertools
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -42,8 +42,7 @@ _MAX_LABELS = 1 << 24
 _CELLS = 1 << 20
 
 
-@dataclass(frozen=True)
-class UserFunction:
+class UserFunction(NamedTuple):
     """A registered function and how to call it: :func:`kernel_of`'s argument."""
 
     name: str

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -39,8 +39,7 @@ _EMPTY_VALUE = {"zero": 0.0, "one": 1.0, "skip": np.nan, "nan": np.nan}
 MIXED_WEIGHTS = "sample_weight must be given for every chunk or for none."
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One metric of a plan: its result key, spec and resolved options."""
 
     key: str

@@ -28,7 +28,7 @@ from ..metrics import MetricSpec
 from ..metrics._engine.data import ranked_data
 from ..metrics._engine.ranking import TREC_ORDER
 from ..metrics._evaluation import Evaluation, combined, entry_of, with_engine
-from ..metrics._plan import Plan
+from ..metrics._plan import Entry, Plan
 from ..metrics._vocab.ir_measures import DIVERSITY, IRM_OBJECT, TREC_LAYOUT
 from ..metrics._vocab.spec import listed_metrics, parse_specs
 from ..metrics._vocab.trec_eval_table import engine_item
@@ -329,7 +329,7 @@ def _in_trec_order(plan: Plan, options) -> Plan:
         spec = entry.spec
         if spec.trec is not None or spec.label is not None:  # (printed by that name)
             spec = replace(spec, layout=spec.layout or TREC_LAYOUT)
-        return replace(entry, spec=spec, options={**entry.options, "ties": TREC_ORDER})
+        return Entry(entry.key, spec, {**entry.options, "ties": TREC_ORDER})
 
     return Plan(pinned(entry) if in_trec_order(entry.spec, options) else entry
                 for entry in plan.entries)

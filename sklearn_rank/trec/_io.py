@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -31,8 +31,7 @@ _BOM = b"\xef\xbb\xbf"  # UTF-8's byte-order mark
 ENGINES = ("auto", "numpy", "pyarrow")  # the readers read_qrels / read_run can use
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(NamedTuple):
     """The fields of the lines of a TREC file."""
 
     what: str  # their names, for messages ("qid iter docno rel")

@@ -19,7 +19,6 @@ TREC evaluation) verified exactly, anything else by NumPy's sort.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -280,8 +279,7 @@ def _in_id_order(by, bounds, rank, total):
     return by[_expand(bounds[in_order], sizes)], sizes
 
 
-@dataclass(frozen=True)
-class Grouping:
+class Grouping(NamedTuple):
     """Rows grouped by query id: what :func:`group` returns.
 
     The grouped rows are the input rows taken in :attr:`order`; in that order

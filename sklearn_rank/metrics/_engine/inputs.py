@@ -12,7 +12,6 @@ numbers do (DESIGN §8).
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from numbers import Rational
 
 import numpy as np
@@ -233,7 +232,8 @@ class _Flat:
         grouping = group(self.codes, any_order=True)
         if self.id_labels is None:
             return grouping
-        return replace(grouping, qids=self.id_labels)  # (the codes' ids)
+        return Grouping(grouping.order, grouping.starts, grouping.seg_pos, self.id_labels,
+                        grouping.n_rows)  # (the codes' ids)
 
     def row_ids(self, qids: np.ndarray, lengths: np.ndarray):
         return self.ids

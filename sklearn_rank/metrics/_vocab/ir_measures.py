@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -106,8 +106,7 @@ ENGINE = {"infAP": "infAP", "IPrec": "iprec_at_recall", "NumRet": "num_ret / num
 _SYNTAX = "ir_measures' grammar is Name(param=value, ...)@cutoff, e.g. 'nDCG(dcg=\"log2\")@10'"
 
 
-@dataclass(frozen=True)
-class RunLayout:
+class RunLayout(NamedTuple):
     """How an ir_measures provider reads a run: ``ties`` orders the documents
     of a query with equal scores (``"docno_desc"``: by decreasing document
     id, as trec_eval; ``"docno_asc"``: by increasing id; ``"input"``: in the

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -71,8 +70,7 @@ def convention_options(convention: str, metric: str) -> dict[str, Any]:
     return {**preset.get("*", {}), **preset.get(metric, {})}
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(NamedTuple):
     """One metric option.
 
     Attributes

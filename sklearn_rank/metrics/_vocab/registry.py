@@ -16,8 +16,7 @@ imported only when one of its names is used).
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..._utils.validation import StrOptions, validate_params
 from .text import shown
@@ -40,8 +39,7 @@ _LOADED: dict = {}  # sys.path -> the names of entry points tried already
 VOCABULARIES = ("registry", "trec_eval", "ir_measures")
 
 
-@dataclass(frozen=True)
-class OtherMeasure:
+class OtherMeasure(NamedTuple):
     """A measure of trec_eval's or ir_measures' vocabulary, declared beside the
     registry's metrics so that one catalogue lists every measure the package
     computes, and which kernel computes it.

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .ir_measures import irm_engine, is_irm_object
 from .registry import OtherMeasure, register_other
@@ -35,8 +36,7 @@ _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _POINTS = tuple(i / 10 for i in range(11))
 
 
-@dataclass(frozen=True)
-class _Measure:
+class _Measure(NamedTuple):
     """One trec_eval measure: its name, the kind of value it prints (``"D"``
     double, ``"L"`` long, ``"S"`` summary only, ``"Q"`` per-query string), its
     summary (``"mean"``, ``"sum"``, ``"gmean"``, ``"count"``, ``"string"`` or
@@ -246,8 +246,7 @@ def parse_measures(arguments) -> dict:
     return {name: params.get(name) for name in MEASURES if name in marked}
 
 
-@dataclass(frozen=True)
-class EngineItem:
+class EngineItem(NamedTuple):
     """One measure the trec_eval engine computes: a trec_eval ``-m`` argument
     (``text``), or an ir_measures name with its parameters (``irm``: name,
     parameters, label)."""

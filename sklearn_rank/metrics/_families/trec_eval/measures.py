@@ -10,7 +10,6 @@ in trec_eval's order (:func:`sequential_sum`).
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
@@ -150,7 +149,7 @@ def _registry(c: Context, name: str, twins: list) -> list:
 def _evaluate_twins(c: Context, texts: list[str]) -> None:
     """Compute the registry specs ``texts`` not in ``c.cache`` yet, in one
     plan (each block of queries ranked once for all), into ``c.cache``."""
-    from ..._plan import Plan
+    from ..._plan import Entry, Plan
     from ..._vocab.spec import parse_specs
 
     texts = [text for text in dict.fromkeys(texts) if text not in c.cache]
@@ -162,7 +161,7 @@ def _evaluate_twins(c: Context, texts: list[str]) -> None:
         c.cache[key] = c.data.as_data(codes=key[1], trec_levels=gains)
     specs = parse_specs(texts)
     plan = Plan.resolved(specs, {"convention": "trec_eval", "threshold": c.level})
-    plan = Plan(replace(e, options={**e.options, "ties": TREC_ORDER}) for e in plan.entries)
+    plan = Plan(Entry(e.key, e.spec, {**e.options, "ties": TREC_ORDER}) for e in plan.entries)
     part = plan.per_query(c.cache[key])
     for text, spec in zip(texts, specs, strict=True):
         values = part.values[str(spec)].copy()
