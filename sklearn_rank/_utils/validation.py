@@ -26,7 +26,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, MappingView, Set
 from dataclasses import dataclass
 from numbers import Integral
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -48,8 +48,7 @@ class RealNotInt:
     """Stands for scikit-learn's ``RealNotInt``: a float (NumPy's float64 included)."""
 
 
-@dataclass(frozen=True)
-class Interval:
+class Interval(NamedTuple):
     """Numbers of ``type`` between ``left`` and ``right`` (None: unbounded)."""
 
     type: type
@@ -89,8 +88,7 @@ class StrOptions:
         return sk.StrOptions(set(self.options))
 
 
-@dataclass(frozen=True)
-class Options:
+class Options(NamedTuple):
     """One of a set of values of ``type``."""
 
     type: type
@@ -103,8 +101,7 @@ class Options:
         return sk.Options(self.type, set(self.options))
 
 
-@dataclass(frozen=True)
-class HasMethods:
+class HasMethods(NamedTuple):
     """An object with these callable methods."""
 
     methods: tuple[str, ...]
