@@ -1,9 +1,8 @@
 """TREC qrels and runs: reading, and trec_eval-compatible evaluation."""
 
+from importlib import import_module
+
 from ._io import read_qrels, read_run
-from ._rbo import rank_biased_overlap
-from ._similarity import RunSimilarity, kendall_tau, overlap_at_k, run_similarity, tau_ap
-from ._subtopics import SubtopicQrels, read_subtopic_qrels
 from ._tables import Qrels, Run
 
 __all__ = ["Qrels", "Run", "RunSimilarity", "SubtopicQrels", "evaluate_run", "kendall_tau",
@@ -11,17 +10,28 @@ __all__ = ["Qrels", "Run", "RunSimilarity", "SubtopicQrels", "evaluate_run", "ke
            "run_similarity", "tau_ap", "trec_eval"]
 
 
+# Imported on first use, so that reading files and trec_eval() (and the
+# commands that only do that) do not pay for them: evaluate_run loads the
+# metrics engine's planning machinery.
+_LAZY = {
+    "evaluate_run": "._evaluate",
+    "trec_eval": "._trec_eval.drop_in",
+    "rank_biased_overlap": "._rbo",
+    "RunSimilarity": "._similarity",
+    "kendall_tau": "._similarity",
+    "overlap_at_k": "._similarity",
+    "run_similarity": "._similarity",
+    "tau_ap": "._similarity",
+    "SubtopicQrels": "._subtopics",
+    "read_subtopic_qrels": "._subtopics",
+}
+
+
 def __getattr__(name):
-    # imported on first use: reading files and trec_eval() do not need the
-    # metrics engine's planning machinery that evaluate_run loads
-    if name == "evaluate_run":
-        from ._evaluate import evaluate_run
-
-        return evaluate_run
-    if name == "trec_eval":
-        from ._trec_eval.drop_in import trec_eval
-
-        return trec_eval
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
