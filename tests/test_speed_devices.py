@@ -225,9 +225,10 @@ def test_trec_eval_dcg_sum_over_nonzero_gains_is_its_running_sum(rows, width, de
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(1, 40), min_size=1, max_size=12), st.floats(0, 1),
        st.integers(0, 2**32 - 1))
-def test_hits_from_flagged_ranks_are_the_prefix_count(lengths, density, seed):
-    """Ranking.hits counts a column's nonzero values in the top k from the flagged
-    ranks (shared by the cut-offs) or from the ranked prefix: both are the count."""
+def test_hits_and_first_from_flagged_ranks_are_the_prefix_count(lengths, density, seed):
+    """Ranking.hits counts a column's nonzero values in the top k, and Ranking.first
+    finds the first one, from the flagged ranks (shared by the cut-offs) or from the
+    ranked prefix: both are the count and the first nonzero column of the prefix."""
     from sklearn_rank.metrics._engine.columns import Relevant
     from sklearn_rank.metrics._engine.ranking import block_specs, rank_block
 
@@ -245,6 +246,37 @@ def test_hits_from_flagged_ranks_are_the_prefix_count(lengths, density, seed):
             expected = (prefix.ranked(relevant, min(cut, width)) != 0).sum(axis=1)
             assert np.array_equal(prefix.hits(relevant, cut), expected)
             assert np.array_equal(flagged.hits(relevant, cut), expected)
+            top = prefix.ranked(relevant, min(cut, width)) != 0
+            first = np.where(top.any(axis=1), np.argmax(top, axis=1), -1)
+            assert np.array_equal(prefix.first(relevant, cut), first)
+            assert np.array_equal(flagged.first(relevant, cut), first)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 40), min_size=1, max_size=12), st.floats(0, 1),
+       st.integers(0, 2**32 - 1))
+def test_flagged_ranks_of_rows_in_rank_order_skip_the_ranked_copy(lengths, density, seed):
+    """Rows already in rank order (TREC mode) are flagged from the unranked block,
+    cut at each query's retrieved documents: the same ranks as from the ranked copy."""
+    from sklearn_rank.metrics._engine.columns import Relevant
+    from sklearn_rank.metrics._engine.data import ranked_data
+    from sklearn_rank.metrics._engine.ranking import TREC_ORDER, block_specs, rank_block
+
+    rng = np.random.default_rng(seed)
+    lengths = np.array(lengths)
+    labels = np.where(rng.random(lengths.sum()) < density, rng.integers(1, 4, lengths.sum()), 0)
+    retrieved = rng.integers(0, lengths + 1)
+    data = ranked_data(labels.astype(float), lengths, np.arange(lengths.shape[0]),
+                       n_retrieved=retrieved)
+    relevant = Relevant(1)
+    for segments, width in block_specs(data):
+        direct = rank_block(data, segments, width, [TREC_ORDER])[TREC_ORDER]
+        reference = rank_block(data, segments, width, [TREC_ORDER])[TREC_ORDER]
+        reference.ranked(relevant)  # (flagged then reads the ranked copy)
+        got, expected = direct.flagged(relevant), reference.flagged(relevant)
+        assert direct.in_order
+        for a, b in zip(got, expected, strict=True):
+            assert np.array_equal(a, b)
 
 
 # -- hashing ----------------------------------------------------------------------------------

@@ -207,7 +207,15 @@ class Ranking:
         block.
         """
         def make():
-            flat = np.flatnonzero(self.ranked(col) != 0)  # (a bool array: much faster)
+            if self.in_order and ("ranked", col, self.width) not in self._cache:
+                # rows in rank order already: the unranked block's nonzero cells,
+                # less those beyond each query's retrieved documents (TREC mode),
+                # without a ranked copy of the block
+                flat = np.flatnonzero(self.unranked(col) != 0)
+                if self.retrieved is not None:
+                    flat = flat[flat % self.width < self.retrieved[flat // self.width]]
+            else:
+                flat = np.flatnonzero(self.ranked(col) != 0)  # (a bool array: much faster)
             rows, cols = np.divmod(flat, self.width)
             return rows, cols, np.searchsorted(rows, np.arange(self.order.shape[0] + 1)), flat
 
@@ -227,6 +235,23 @@ class Ranking:
             return np.count_nonzero(self.ranked(col, cut), axis=1).astype(np.float64)
         rows = np.arange(self.order.shape[0])
         return flagged_above(self.flagged(col), rows, cut, self.width).astype(np.float64)
+
+    def first(self, col: Column, cut: int) -> np.ndarray:
+        """The 0-based rank of each query's first document with a nonzero
+        ``col`` among ranks 1..``cut``, or -1 (exact for untied rankings;
+        from :meth:`flagged` or the ranked prefix, as :meth:`hits`)."""
+        cut = min(cut, self.width)
+        n = self.order.shape[0]
+        if ("flagged", col) not in self._cache and 4 * cut < self.width:
+            ranked = self.ranked(col, cut)
+            first = np.argmax(ranked != 0, axis=1)
+            return np.where(ranked[np.arange(n), first] != 0, first, -1)
+        _, cols, start, _ = self.flagged(col)
+        out = np.full(n, -1)
+        some = start[1:] > start[:-1]
+        out[some] = cols[start[:-1][some]]
+        out[out >= cut] = -1
+        return out
 
     # -- tie groups (ties="average") ---------------------------------------------------
 

@@ -48,9 +48,8 @@ def _binary_cascade(rank, p, k, weights_of):
     relevant = ranked_relevant(p)
     cut = rank.cut(k)
     weights = weights_of(cut)
-    rel = rank.ranked(relevant, cut)
-    first = np.argmax(rel, axis=1)
-    value = np.where(rel[np.arange(rel.shape[0]), first] > 0, weights[first], 0.0)
+    first = rank.first(relevant, cut)  # (a tied block: the tie rows are replaced below)
+    value = np.where(first >= 0, weights[np.maximum(first, 0)], 0.0)
     if rank.tied:
         value[rank.tie_rows] = cascade_ties(rank, relevant, weights, binary=True)
     return value, rank.count(relevant) == 0

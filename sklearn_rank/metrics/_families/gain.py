@@ -117,7 +117,7 @@ def _discounted(rank, p, k, scaled: bool = False):
         # trec_eval's sums: gain / log2(r + 1), added rank after rank (TREC mode
         # has no ties: the ranked gains are the expected ones)
         ideal = rank.ideal(col)
-        ranked_terms = rank.shared(("trec_dcg", col), lambda: _trec_terms(rank.ranked(col)))
+        ranked_terms = rank.shared(("trec_dcg", col), lambda: _flagged_terms(rank, col))
         ideal_terms = rank.shared(("trec_idcg", col), lambda: _trec_terms(ideal))
         n = ideal.shape[0]
         return (_trec_sum(ranked_terms, kk, n), _trec_sum(ideal_terms, kk, n),
@@ -138,6 +138,13 @@ def _trec_terms(gains: np.ndarray):
     flat = np.flatnonzero(gains != 0)  # (a bool array: much faster)
     rows, cols = np.divmod(flat, gains.shape[1])
     return rows, cols, gains.ravel()[flat] / _trec_log2(gains.shape[1])[cols]
+
+
+def _flagged_terms(rank, col):
+    """:func:`_trec_terms` of the ranked gains, from the block's flagged ranks."""
+    rows, cols, _, flat = rank.flagged(col)
+    values = rank.unranked(col).ravel()[flat] if rank.in_order else rank.ranked(col).ravel()[flat]
+    return rows, cols, values / _trec_log2(rank.width)[cols]
 
 
 def _trec_sum(terms, cut: int, n_rows: int) -> np.ndarray:
