@@ -212,11 +212,13 @@ class Ranking:
                 # less those beyond each query's retrieved documents (TREC mode),
                 # without a ranked copy of the block
                 flat = np.flatnonzero(self.unranked(col) != 0)
+                rows, cols = np.divmod(flat, self.width)
                 if self.retrieved is not None:
-                    flat = flat[flat % self.width < self.retrieved[flat // self.width]]
+                    keep = cols < self.retrieved[rows]
+                    flat, rows, cols = flat[keep], rows[keep], cols[keep]
             else:
                 flat = np.flatnonzero(self.ranked(col) != 0)  # (a bool array: much faster)
-            rows, cols = np.divmod(flat, self.width)
+                rows, cols = np.divmod(flat, self.width)
             return rows, cols, np.searchsorted(rows, np.arange(self.order.shape[0] + 1)), flat
 
         return self._memo(("flagged", col), make)
