@@ -240,11 +240,12 @@ class Ranking:
 
     def first(self, col: Column, cut: int) -> np.ndarray:
         """The 0-based rank of each query's first document with a nonzero
-        ``col`` among ranks 1..``cut``, or -1 (exact for untied rankings;
-        from :meth:`flagged` or the ranked prefix, as :meth:`hits`)."""
+        ``col`` among ranks 1..``cut``, or -1 (exact for untied rankings):
+        from :meth:`flagged` when the block has them or its rows are in rank
+        order (no ranked copy then), else from the ranked prefix."""
         cut = min(cut, self.width)
         n = self.order.shape[0]
-        if ("flagged", col) not in self._cache and 4 * cut < self.width:
+        if ("flagged", col) not in self._cache and not self.in_order:
             ranked = self.ranked(col, cut)
             first = np.argmax(ranked != 0, axis=1)
             return np.where(ranked[np.arange(n), first] != 0, first, -1)
