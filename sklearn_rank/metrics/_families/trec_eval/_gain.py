@@ -210,10 +210,7 @@ def rbp(c: Context, params):
             listed = np.zeros(row.shape[0], dtype=bool)
             listed[[e[0] - setup.lo for e in lst]] = True
             row[listed] = (row[listed] - lo) / (hi - lo)
-    if lut.shape[0] == 1:
-        gains = lut[0].take(c.rel - setup.lo)
-    else:
-        gains = lut[setup.group[c.query], c.rel - setup.lo]
+    gains = setup.per_row(lut)
     powers = _powers(p, int(c.n.max(initial=0)))
     rows, counts = c.select(gains != 0)
     s = np.bincount(np.repeat(np.arange(c.nq), counts),
