@@ -252,31 +252,111 @@ def test_hits_and_first_from_flagged_ranks_are_the_prefix_count(lengths, density
             assert np.array_equal(flagged.first(relevant, cut), first)
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(1, 40), min_size=1, max_size=12), st.floats(0, 1),
-       st.integers(0, 2**32 - 1))
-def test_flagged_ranks_of_rows_in_rank_order_skip_the_ranked_copy(lengths, density, seed):
-    """Rows already in rank order (TREC mode) are flagged from the unranked block,
-    cut at each query's retrieved documents: the same ranks as from the ranked copy."""
-    from sklearn_rank.metrics._engine.columns import Relevant
+def _trec_data(lengths, density, seed, scale=1.0):
+    """Rows in rank order as TREC mode holds them: judged and unjudged rows,
+    relevance codes (-2, -1 and levels), retrieved documents first."""
     from sklearn_rank.metrics._engine.data import ranked_data
-    from sklearn_rank.metrics._engine.ranking import TREC_ORDER, block_specs, rank_block
 
     rng = np.random.default_rng(seed)
     lengths = np.array(lengths)
-    labels = np.where(rng.random(lengths.sum()) < density, rng.integers(1, 4, lengths.sum()), 0)
+    n = int(lengths.sum())
+    codes = np.where(rng.random(n) < density, rng.integers(-2, 4, n), -1).astype(float)
     retrieved = rng.integers(0, lengths + 1)
-    data = ranked_data(labels.astype(float), lengths, np.arange(lengths.shape[0]),
-                       n_retrieved=retrieved)
-    relevant = Relevant(1)
+    return ranked_data(np.maximum(codes, 0) * scale, lengths, np.arange(lengths.shape[0]),
+                       n_retrieved=retrieved, judged=codes >= 0, codes=codes)
+
+
+def _rank_order_columns():
+    from sklearn_rank.metrics._engine.columns import (
+        CODES, JUDGED, LABELS, POSITIVE, CwlGain, NamedGain, Relevant, StopProbability)
+
+    return [LABELS, JUDGED, POSITIVE, CODES, Relevant(1), Relevant(0), Relevant(2),
+            Relevant(-1, unjudged=True), Relevant(-2, unjudged=True), NamedGain("linear"),
+            NamedGain("exponential"), CwlGain(0.0, 2.0), StopProbability(3.0)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 40), min_size=1, max_size=12), st.floats(0, 1),
+       st.integers(0, 2**32 - 1))
+def test_blocks_in_rank_order_read_rows_as_their_reference_block(lengths, density, seed):
+    """A block whose rows are in rank order (TREC mode) reads a column from the
+    data's rows (Ranking.reads_rows: the nonzero rows, a span per query) instead
+    of (q, w) arrays: its flagged ranks and their values, ranked prefixes,
+    counts, ideal rankings, largest values, hits and first ranks are the
+    arrays of the block path (the same block ranked through its order)."""
+    from sklearn_rank.metrics._engine.ranking import TREC_ORDER, block_specs, rank_block
+
+    data = _trec_data(lengths, density, seed)
     for segments, width in block_specs(data):
-        direct = rank_block(data, segments, width, [TREC_ORDER])[TREC_ORDER]
-        reference = rank_block(data, segments, width, [TREC_ORDER])[TREC_ORDER]
-        reference.ranked(relevant)  # (flagged then reads the ranked copy)
-        got, expected = direct.flagged(relevant), reference.flagged(relevant)
-        assert direct.in_order
-        for a, b in zip(got, expected, strict=True):
-            assert np.array_equal(a, b)
+        for col in _rank_order_columns():
+            direct = rank_block(data, segments, width, [TREC_ORDER])[TREC_ORDER]
+            reference = rank_block(data, segments, width, [TREC_ORDER])[TREC_ORDER]
+            reference.in_order = False  # (its order is the identity: the block path)
+            assert direct.reads_rows(col) and not reference.reads_rows(col)
+            for a, b in zip(direct.flagged(col), reference.flagged(col), strict=True):
+                assert a.dtype == b.dtype and np.array_equal(a, b)
+            assert np.array_equal(direct.flagged_values(col), reference.flagged_values(col))
+            for cut in sorted({1, 2, width // 4 + 1, width // 2, width}):
+                assert np.array_equal(direct.ranked(col, cut), reference.ranked(col, cut))
+                assert np.array_equal(direct.hits(col, cut), reference.hits(col, cut))
+                assert np.array_equal(direct.first(col, cut), reference.first(col, cut))
+            assert np.array_equal(direct.count(col), reference.count(col))
+            assert np.array_equal(direct.ideal(col), reference.ideal(col))
+            assert np.array_equal(direct.row_max(col), reference.row_max(col))
+
+
+@pytest.mark.parametrize("scale", [1.0, 2.0**-420, 2.0**399])
+def test_scaled_gains_of_blocks_in_rank_order_are_the_block_paths(scale):
+    """Scaled (NDCG's gains divided per query by a power of two near the largest)
+    finds the queries to scale from the largest value of each, read from the rows
+    in rank order: None where no query needs it, else the block path's array."""
+    from sklearn_rank.metrics._engine.columns import NamedGain, Scaled
+    from sklearn_rank.metrics._engine.ranking import TREC_ORDER, block_specs, rank_block
+
+    data = _trec_data([3, 40, 17, 1, 9], 0.5, 7, scale)
+    scaled = []
+    for segments, width in block_specs(data):
+        for gain in (NamedGain("linear"), NamedGain("exponential")):
+            direct = rank_block(data, segments, width, [TREC_ORDER])[TREC_ORDER]
+            reference = rank_block(data, segments, width, [TREC_ORDER])[TREC_ORDER]
+            reference.in_order = False
+            got, expected = direct.unranked(Scaled(gain)), reference.unranked(Scaled(gain))
+            assert (got is None) == (expected is None)
+            assert got is None or np.array_equal(got, expected)
+            scaled.append(got is not None)
+    assert any(scaled) == (scale != 1.0)  # (both cases are exercised)
+
+
+def _column_classes(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _column_classes(sub)
+
+
+def test_a_per_row_columns_block_is_its_rows_values():
+    """Column.per_row promises that a block's cells hold the values of their rows
+    (padding 0), which lets blocks in rank order read rows instead: every such
+    column's block equals the gather of Column.values, on TREC-mode data with
+    judged, unjudged and negatively coded rows and padding. Every Column class is
+    in the list, or declares per_row False."""
+    from sklearn_rank.metrics._engine.columns import Column
+    from sklearn_rank.metrics._engine.ranking import TREC_ORDER, block_specs, rank_block
+    from sklearn_rank.metrics._families import _cwl  # noqa: F401 (its Column class)
+
+    from sklearn_rank.metrics._engine.columns import (
+        CallableGain, Gain, MappedGain, NamedGain, PairGain, TableGain)
+
+    columns = [*_rank_order_columns(), CallableGain(np.sqrt), TableGain((0.0, 1.0, 3.0, 7.0)),
+               MappedGain(((0.0, 0.0), (1.0, 2.0), (2.0, 5.0), (3.0, 9.0))),
+               PairGain(NamedGain("linear"), (("2", 10.0),))]
+    listed = {type(c) for c in columns}
+    for cls in set(_column_classes(Column)) - listed - {Gain}:  # (Gain: their base)
+        assert not cls.per_row, cls
+    data = _trec_data([3, 40, 17, 1, 9, 5, 5], 0.6, 11)
+    for segments, width in block_specs(data):
+        rank = rank_block(data, segments, width, [TREC_ORDER])[TREC_ORDER]
+        for col in columns:
+            assert np.array_equal(col.block(rank), rank.gathered(col)), col
 
 
 # -- hashing ----------------------------------------------------------------------------------

@@ -22,8 +22,8 @@ import numpy as np
 
 from .columns import Column
 
-__all__ = ["Ranking", "flagged_above", "row_sums", "rowdot", "sorted_descending",
-           "sorted_descending_reference", "tie_group_stats"]
+__all__ = ["Ranking", "flagged_above", "placed_descending", "row_sums", "rowdot",
+           "sorted_descending", "sorted_descending_reference", "tie_group_stats"]
 
 _MISSING = object()
 
@@ -107,13 +107,15 @@ class Ranking:
 
     def _rows(self) -> np.ndarray:
         """(q, w) the data row of every cell (padding cells: the query's last row)."""
-        def make():
-            rows = np.arange(self.width) + self.starts[:, None]
-            if self.padding is not None:
-                np.minimum(rows, (self.starts + self.lengths - 1)[:, None], out=rows)
-            return rows
+        return self._memo("rows", lambda: self._first_rows(self.width))
 
-        return self._memo("rows", make)
+    def _first_rows(self, width: int) -> np.ndarray:
+        """(q, width) the data rows of the first ``width`` cells of each query
+        (padding cells: the query's last row)."""
+        rows = np.arange(width) + self.starts[:, None]
+        if (self.lengths < width).any():
+            np.minimum(rows, (self.starts + self.lengths - 1)[:, None], out=rows)
+        return rows
 
     def _flat_order(self) -> np.ndarray:
         """``order`` as indices into a raveled (q, w) block."""
@@ -151,7 +153,11 @@ class Ranking:
         if full is not None:
             out = full[:, :width]
         else:
-            if self.in_order:  # the block is in rank order already
+            if self.reads_rows(col) and ("unranked", col) not in self._cache:
+                # the first ``width`` cells of each query, from the data's rows
+                out = self.data.column(col).take(self._first_rows(width))
+                np.copyto(out, 0.0, where=np.arange(width) >= self.lengths[:, None])
+            elif self.in_order:  # the block is in rank order already
                 out = self.unranked(col)[:, :width].copy()
             else:
                 out = self.unranked(col).ravel()[self._flat_order()[:, :width]]
@@ -191,11 +197,31 @@ class Ranking:
 
     def ideal(self, col: Column) -> np.ndarray:
         """``col`` of each query sorted descending (the ideal ranking), (q, w)."""
-        return self._memo(("ideal", col), lambda: sorted_descending(self.unranked(col)))
+        def make():
+            if not self.reads_rows(col):
+                return sorted_descending(self.unranked(col))
+            nz, lo, _, hi = self._nonzero_rows(col)
+            rows, at = _spans(lo, hi)
+            return placed_descending(rows, self.data.column(col)[nz[at]], self.order.shape,
+                                     lambda: self.unranked(col))
+
+        return self._memo(("ideal", col), make)
+
+    def row_max(self, col: Column) -> np.ndarray:
+        """(q, 1) the largest ``col`` value of each query's cells (padding: 0)."""
+        if self.reads_rows(col):
+            return self.ideal(col)[:, :1]
+        return self.unranked(col).max(axis=1, keepdims=True)
 
     def count(self, col: Column) -> np.ndarray:
         """The sum of ``col`` over each query's documents (its relevant ones...)."""
-        return self._memo(("count", col), lambda: self.unranked(col).sum(axis=1))
+        def make():
+            if col.flag and self.reads_rows(col):
+                _, lo, _, hi = self._nonzero_rows(col)
+                return (hi - lo).astype(np.float64)
+            return self.unranked(col).sum(axis=1)
+
+        return self._memo(("count", col), make)
 
     def flagged(self, col: Column):
         """The documents whose ``col`` is nonzero, in rank order (exact for
@@ -207,6 +233,13 @@ class Ranking:
         block.
         """
         def make():
+            if self.reads_rows(col):
+                nz, lo, end, _ = self._nonzero_rows(col)
+                rows, at = _spans(lo, end)
+                cols = nz[at] - self.starts[rows]
+                first = np.zeros(self.order.shape[0] + 1, dtype=np.intp)
+                np.cumsum(np.bincount(rows, minlength=self.order.shape[0]), out=first[1:])
+                return rows, cols, first, rows * self.width + cols
             if self.in_order and ("ranked", col, self.width) not in self._cache:
                 # rows in rank order already: the unranked block's nonzero cells,
                 # less those beyond each query's retrieved documents (TREC mode),
@@ -222,6 +255,36 @@ class Ranking:
             return rows, cols, np.searchsorted(rows, np.arange(self.order.shape[0] + 1)), flat
 
         return self._memo(("flagged", col), make)
+
+    def flagged_values(self, col: Column) -> np.ndarray:
+        """``col`` at its :meth:`flagged` cells, in their order."""
+        rows, cols, _, flat = self.flagged(col)
+        if self.reads_rows(col):
+            return self.data.column(col)[self.starts[rows] + cols]
+        return (self.unranked(col) if self.in_order else self.ranked(col)).ravel()[flat]
+
+    # -- blocks in rank order: read from the data's rows ------------------------------
+
+    def reads_rows(self, col: Column) -> bool:
+        """Whether the block reads ``col`` from the data's rows instead of
+        making (q, w) arrays of it: its rows are in rank order already (TREC
+        mode) and its cells hold their rows' values (:attr:`Column.per_row`).
+        A ranking then holds few nonzero cells (relevant, judged documents),
+        found once in the data (:meth:`Data.nonzero`), and every query's are
+        a span of them."""
+        return self.in_order and col.per_row
+
+    def _nonzero_rows(self, col: Column):
+        """The data's rows whose ``col`` is nonzero and, for each query, where
+        its own start, end at its retrieved documents, and end among them."""
+        def make():
+            nz = self.data.nonzero(col)
+            ends = self.starts + self.lengths
+            retrieved = self.retrieved
+            cut = ends if retrieved is None else self.starts + np.minimum(retrieved, self.lengths)
+            return nz, nz.searchsorted(self.starts), nz.searchsorted(cut), nz.searchsorted(ends)
+
+        return self._memo(("nonzero_rows", col), make)
 
     def hits(self, col: Column, cut: int) -> np.ndarray:
         """How many documents of each query have a nonzero ``col`` among ranks
@@ -341,20 +404,35 @@ def sorted_descending(values: np.ndarray) -> np.ndarray:
     which is the full sort's arrangement (up to the sign of a zero).
     """
     flat = np.flatnonzero(values != 0)
-    if 4 * flat.shape[0] > values.size:
-        return sorted_descending_reference(values)
-    width = values.shape[1]
-    rows = flat // width
-    nonzero = values.ravel()[flat]
+    return placed_descending(flat // values.shape[1], values.ravel()[flat], values.shape,
+                             lambda: values)
+
+
+def placed_descending(rows: np.ndarray, nonzero: np.ndarray, shape: tuple,
+                      block) -> np.ndarray:
+    """:func:`sorted_descending` of a (q, w) block from its ``nonzero`` values
+    and their ``rows``, in row-major order (``block()``, the block itself,
+    is sorted instead where a quarter or more of its values are nonzero)."""
+    if 4 * nonzero.shape[0] > shape[0] * shape[1]:
+        return sorted_descending_reference(block())
+    width = shape[1]
     order = np.lexsort((-nonzero, rows))  # by row, each row's values descending
     nonzero = nonzero[order]  # (rows stay sorted: flat was)
-    counts = np.bincount(rows, minlength=values.shape[0])
+    counts = np.bincount(rows, minlength=shape[0])
     first = (np.cumsum(counts) - counts)[rows]
-    place = np.arange(flat.shape[0]) - first  # rank among the row's nonzero values
+    place = np.arange(nonzero.shape[0]) - first  # rank among the row's nonzero values
     place = np.where(nonzero > 0, place, width - counts[rows] + place)
-    out = np.zeros_like(values)
+    out = np.zeros(shape, dtype=nonzero.dtype)
     out[rows, place] = nonzero
     return out
+
+
+def _spans(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For the spans ``lo[i]:hi[i]``: the span of each of their positions and
+    the positions, span after span."""
+    counts = hi - lo
+    rows = np.repeat(np.arange(lo.shape[0]), counts)
+    return rows, np.arange(rows.shape[0]) + np.repeat(lo - (np.cumsum(counts) - counts), counts)
 
 
 def sorted_descending_reference(values: np.ndarray) -> np.ndarray:

@@ -44,6 +44,13 @@ class Column:
     #: Whether a row's value is a vectorised function of its label alone
     #: (:meth:`of_labels`); a block then computes it from its own labels.
     elementwise: ClassVar[bool] = False
+    #: Whether a block's cells hold the :meth:`values` of their rows (padding
+    #: 0), so that a block in rank order can read the data's rows instead
+    #: (:meth:`~sklearn_rank.metrics._engine.blocks.Ranking.reads_rows`).
+    #: False for a column whose block depends on the block (:class:`Scaled`).
+    per_row: ClassVar[bool] = True
+    #: Whether every value is 0 or 1 (a count of them is exact in any order).
+    flag: ClassVar[bool] = False
 
     def of_labels(self, labels: np.ndarray) -> np.ndarray:
         """The values of rows with these labels (elementwise columns)."""
@@ -87,6 +94,8 @@ class Labels(Column):
 class Judged(Column):
     """1 for judged documents, 0 for unjudged ones (TREC mode)."""
 
+    flag: ClassVar[bool] = True
+
     def values(self, data) -> np.ndarray:
         return np.asarray(data.judged, dtype=np.float64)
 
@@ -95,6 +104,7 @@ class Positive(Column):
     """1 for a positive label (ERR: a document the user may stop at)."""
 
     elementwise: ClassVar[bool] = True
+    flag: ClassVar[bool] = True
 
     def of_labels(self, labels):
         return (labels > 0).astype(np.float64)
@@ -123,9 +133,19 @@ class Relevant(Column):
     threshold: float
     unjudged: bool = False
     elementwise: ClassVar[bool] = True
+    flag: ClassVar[bool] = True
 
     def of_labels(self, labels):
         return (labels >= self.threshold).astype(np.float64)
+
+    def values(self, data):
+        flags = self.of_labels(data.labels)
+        if data.judged is None:
+            return flags
+        flags *= data.judged
+        if self._counts_codes(data):
+            flags += (data.judged == 0) & (data.codes >= self.threshold)
+        return flags
 
     def block(self, ranking):
         flags = super().block(ranking)
@@ -133,12 +153,15 @@ class Relevant(Column):
             return flags
         judged = ranking.unranked(JUDGED)
         flags = flags * judged
-        if self.unjudged and self.threshold < 0 and ranking.data.codes is not None:
+        if self._counts_codes(ranking.data):
             counted = (judged == 0) & (ranking.unranked(CODES) >= self.threshold)
             if ranking.padding is not None:
                 counted &= ~ranking.padding
             flags += counted
         return flags
+
+    def _counts_codes(self, data) -> bool:
+        return self.unjudged and self.threshold < 0 and data.codes is not None
 
 
 # -- gains ------------------------------------------------------------------------
@@ -330,16 +353,26 @@ class PairGain(Gain):
                              "sklearn_rank.trec.trec_eval(qrels, run, ['ndcg.1=-1']).")
 
 
+#: The largest label whose gain 2**l - 1 needs no scaling (2**400 = SAFE).
+_BIG_LABEL = 400
+
+
+def _out_of_range(top: np.ndarray, big: float) -> bool:
+    """Whether some row's largest value ``top`` is ``big`` or more, or
+    positive and below 1 / SAFE: that row needs scaling."""
+    return bool((top >= big).any() or ((top > 0) & (top < 1 / SAFE)).any())
+
+
 def _exponential_scaled(labels: np.ndarray) -> np.ndarray | None:
     """(2**l - 1) / 2**e per row of a (q, w) block of labels, e an integer near
     the row's largest label when that label is >= 400 (computed as
     2**(l - e) - 2**-e, so labels >= 1024 work), or a power of two scaling
     tiny labels (< 2**-400) up; None when no row needs it."""
     top = labels.max(axis=1, keepdims=True)
-    big = top >= 400
-    tiny = (top > 0) & (top < 1 / SAFE)
-    if not (big.any() or tiny.any()):
+    if not _out_of_range(top, _BIG_LABEL):
         return None
+    big = top >= _BIG_LABEL
+    tiny = (top > 0) & (top < 1 / SAFE)
     shift = np.where(big, np.floor(top), 0.0)
     with np.errstate(over="ignore"):
         out = np.exp2(labels - shift) - np.exp2(-shift)
@@ -357,9 +390,9 @@ def rows_scaled(values: np.ndarray) -> np.ndarray | None:
     """Each row of non-negative ``values`` divided by a power of two near its
     maximum when that maximum is outside [1/SAFE, SAFE]; None if none is."""
     top = values.max(axis=1, keepdims=True)
-    out_of_range = (top >= SAFE) | ((top > 0) & (top < 1 / SAFE))
-    if not out_of_range.any():
+    if not _out_of_range(top, SAFE):
         return None
+    out_of_range = (top >= SAFE) | ((top > 0) & (top < 1 / SAFE))
     shift = np.where(out_of_range, np.frexp(top)[1], 0)
     return np.ldexp(values, -shift)
 
@@ -373,9 +406,14 @@ class Scaled(Column):
     gain column then serves, bit for bit."""
 
     gain: Gain
+    per_row: ClassVar[bool] = False
 
     def block(self, ranking):
-        if self.gain == NamedGain("exponential"):
+        exponential = self.gain == NamedGain("exponential")
+        base = LABELS if exponential else self.gain
+        if not _out_of_range(ranking.row_max(base), _BIG_LABEL if exponential else SAFE):
+            return None  # (found without the block where the block reads rows)
+        if exponential:
             return _exponential_scaled(ranking.unranked(LABELS))
         return rows_scaled(ranking.unranked(self.gain))
 
@@ -433,6 +471,10 @@ class CwlGain(Column):
     def of_labels(self, labels):
         clipped = np.clip(np.maximum(labels, 0.0), self.min_rel, self.max_rel)
         return (clipped - self.min_rel) / (self.max_rel - self.min_rel)
+
+    def values(self, data):
+        out = self.of_labels(data.labels)
+        return out if data.judged is None else out * data.judged
 
     def block(self, ranking):
         out = super().block(ranking)

@@ -111,6 +111,14 @@ class Data:
             out = self._columns[col] = col.values(self)
         return out
 
+    def nonzero(self, col) -> np.ndarray:
+        """The rows whose ``col`` value is nonzero, in order, found once."""
+        key = ("nonzero", col)
+        out = self._columns.get(key)
+        if out is None:
+            out = self._columns[key] = np.flatnonzero(self.column(col) != 0)
+        return out
+
     def to_query_order(self, values: np.ndarray) -> np.ndarray:
         """Reorder per-segment values into the order of ``qids``."""
         return to_query_order(values, self.seg_pos)

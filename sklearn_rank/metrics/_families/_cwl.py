@@ -17,6 +17,7 @@ import itertools
 import math
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 
@@ -61,6 +62,7 @@ class BestCase(Column):
     """A gain column with unjudged documents at gain 1 (C/W/L's best case)."""
 
     gain: Column
+    per_row: ClassVar[bool] = False  # (no values of its own: a block makes it)
 
     def block(self, ranking):
         out = ranking.unranked(self.gain)

@@ -142,9 +142,8 @@ def _trec_terms(gains: np.ndarray):
 
 def _flagged_terms(rank, col):
     """:func:`_trec_terms` of the ranked gains, from the block's flagged ranks."""
-    rows, cols, _, flat = rank.flagged(col)
-    values = rank.unranked(col).ravel()[flat] if rank.in_order else rank.ranked(col).ravel()[flat]
-    return rows, cols, values / _trec_log2(rank.width)[cols]
+    rows, cols, _, _ = rank.flagged(col)
+    return rows, cols, rank.flagged_values(col) / _trec_log2(rank.width)[cols]
 
 
 def _trec_sum(terms, cut: int, n_rows: int) -> np.ndarray:
