@@ -123,6 +123,18 @@ def test_drop_in_prints_the_binarys_bytes(files, key):
     assert _ours(CASES[key], *files) == _printed(key, *files)
 
 
+@pytest.mark.parametrize("key", ["all_trec l-1", "all_trec l-2", "J l-1", "l1", "l0",
+                                 "ndcg.1=3,2=9", "dcg.0=1,1=-1"])
+def test_drop_in_does_not_depend_on_the_block_size(files, key, monkeypatch):
+    """trec_eval's rankings are cut into blocks of up to ``_BLOCK_CELLS_IN_ORDER``
+    cells (all of these queries fit in one or two): blocks of a query or two
+    print the same bytes."""
+    from sklearn_rank.metrics._engine import ranking
+
+    monkeypatch.setattr(ranking, "_BLOCK_CELLS_IN_ORDER", 7)
+    assert _ours(CASES[key], *files) == _printed(key, *files)
+
+
 def test_no_trec_engine_kernel_beside_a_registry_twin():
     from sklearn_rank.metrics._vocab.trec_eval_table import TWINS
 
