@@ -5,8 +5,9 @@ codes (:func:`stable_code_sort` / its reference), hashing (:func:`hash64`,
 :func:`has_equal`, :func:`dense_codes` / theirs), number parsing
 (:func:`decimal_values` and a column's numbers / ``float`` per token), the join
 (:func:`match_rows`, :func:`query_codes` / theirs), the ideal ranking's sort
-(:func:`sorted_descending` / a full sort) and threads (any number of threads /
-one), each on random input (hypothesis) and on adversarial input:
+(:func:`sorted_descending` / a full sort), blocks in rank order that read the
+data's rows (``Ranking.reads_rows`` / the block path) and threads (any number
+of threads / one), each on random input (hypothesis) and on adversarial input:
 empty, one element, all equal, sorted, reverse sorted, extreme values, ids
 whose hashes collide in the width a device uses.
 """

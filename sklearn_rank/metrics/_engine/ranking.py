@@ -27,9 +27,10 @@ __all__ = ["TREC_ORDER", "block_specs", "in_trec_mode", "rank_block", "ranked_re
 _BLOCK_CELLS = 1 << 17
 # Blocks whose rows are in rank order (TREC mode) read their columns from the
 # data's rows and make few (q, w) arrays (Ranking.reads_rows), so they hold
-# more cells: fewer blocks, fewer calls of every kernel (on a 1M-line run, 2
-# blocks instead of 10 took trec_eval's measures from 23 to 17 ms).
-_BLOCK_CELLS_IN_ORDER = 1 << 20
+# more cells: fewer blocks, fewer calls of every kernel. On a 1M-line run, 5
+# blocks instead of 10 took all_trec's registry measures from 23 to 19.5 ms at
+# the same peak memory; 2 blocks (2**20 cells) took 17.5 ms but 4-6 MB more.
+_BLOCK_CELLS_IN_ORDER = 1 << 18
 
 
 def widths(lengths: np.ndarray) -> np.ndarray:
