@@ -269,7 +269,15 @@ def _trec_data(lengths, density, seed, scale=1.0):
 
 def _rank_order_columns():
     from sklearn_rank.metrics._engine.columns import (
-        CODES, JUDGED, LABELS, POSITIVE, CwlGain, NamedGain, Relevant, StopProbability)
+        CODES,
+        JUDGED,
+        LABELS,
+        POSITIVE,
+        CwlGain,
+        NamedGain,
+        Relevant,
+        StopProbability,
+    )
 
     return [LABELS, JUDGED, POSITIVE, CODES, Relevant(1), Relevant(0), Relevant(2),
             Relevant(-1, unjudged=True), Relevant(-2, unjudged=True), NamedGain("linear"),
@@ -340,12 +348,17 @@ def test_a_per_row_columns_block_is_its_rows_values():
     column's block equals the gather of Column.values, on TREC-mode data with
     judged, unjudged and negatively coded rows and padding. Every Column class is
     in the list, or declares per_row False."""
-    from sklearn_rank.metrics._engine.columns import Column
+    from sklearn_rank.metrics._engine.columns import (
+        CallableGain,
+        Column,
+        Gain,
+        MappedGain,
+        NamedGain,
+        PairGain,
+        TableGain,
+    )
     from sklearn_rank.metrics._engine.ranking import TREC_ORDER, block_specs, rank_block
     from sklearn_rank.metrics._families import _cwl  # noqa: F401 (its Column class)
-
-    from sklearn_rank.metrics._engine.columns import (
-        CallableGain, Gain, MappedGain, NamedGain, PairGain, TableGain)
 
     columns = [*_rank_order_columns(), CallableGain(np.sqrt), TableGain((0.0, 1.0, 3.0, 7.0)),
                MappedGain(((0.0, 0.0), (1.0, 2.0), (2.0, 5.0), (3.0, 9.0))),
