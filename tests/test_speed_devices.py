@@ -311,6 +311,8 @@ def test_blocks_in_rank_order_read_rows_as_their_reference_block(lengths, densit
                 assert np.array_equal(direct.first(col, cut), reference.first(col, cut))
             assert np.array_equal(direct.count(col), reference.count(col))
             assert np.array_equal(direct.ideal(col), reference.ideal(col))
+            for a, b in zip(direct.ideal_cells(col), reference.ideal_cells(col), strict=True):
+                assert a.dtype == b.dtype and np.array_equal(a, b)
             assert np.array_equal(direct.row_max(col), reference.row_max(col))
 
 

@@ -22,8 +22,8 @@ import numpy as np
 
 from .columns import Column
 
-__all__ = ["Ranking", "flagged_above", "placed_descending", "row_sums", "rowdot",
-           "sorted_descending", "sorted_descending_reference", "tie_group_stats"]
+__all__ = ["Ranking", "descending_cells", "flagged_above", "placed_descending", "row_sums",
+           "rowdot", "sorted_descending", "sorted_descending_reference", "tie_group_stats"]
 
 _MISSING = object()
 
@@ -200,17 +200,38 @@ class Ranking:
         def make():
             if not self.reads_rows(col):
                 return sorted_descending(self.unranked(col))
-            nz, lo, _, hi = self._nonzero_rows(col)
-            rows, at = _spans(lo, hi)
-            return placed_descending(rows, self.data.column(col)[nz[at]], self.order.shape,
-                                     lambda: self.unranked(col))
+            rows, cols, values = self.ideal_cells(col)
+            out = np.zeros(self.order.shape, dtype=values.dtype)
+            out[rows, cols] = values
+            return out
 
         return self._memo(("ideal", col), make)
 
+    def ideal_cells(self, col: Column):
+        """The nonzero cells of :meth:`ideal`: ``(rows, cols, values)``, row
+        by row in rank order (a ranking holds few: its relevant documents).
+        A block that reads rows (:meth:`reads_rows`) finds them without the
+        (q, w) ideal ranking."""
+        def make():
+            if self.reads_rows(col):
+                nz, lo, _, hi = self._nonzero_rows(col)
+                rows, at = _spans(lo, hi)
+                return descending_cells(rows, self.data.column(col)[nz[at]], self.order.shape)
+            ideal = self.ideal(col)
+            flat = np.flatnonzero(ideal != 0)  # (a bool array: much faster)
+            rows, cols = np.divmod(flat, self.width)
+            return rows, cols, ideal.ravel()[flat]
+
+        return self._memo(("ideal_cells", col), make)
+
     def row_max(self, col: Column) -> np.ndarray:
         """(q, 1) the largest ``col`` value of each query's cells (padding: 0)."""
-        if self.reads_rows(col):
-            return self.ideal(col)[:, :1]
+        if self.reads_rows(col):  # the ideal ranking's first cell
+            rows, cols, values = self.ideal_cells(col)
+            out = np.zeros((self.order.shape[0], 1), dtype=values.dtype)
+            first = cols == 0
+            out[rows[first], 0] = values[first]
+            return out
         return self.unranked(col).max(axis=1, keepdims=True)
 
     def count(self, col: Column) -> np.ndarray:
@@ -415,16 +436,25 @@ def placed_descending(rows: np.ndarray, nonzero: np.ndarray, shape: tuple,
     is sorted instead where a quarter or more of its values are nonzero)."""
     if 4 * nonzero.shape[0] > shape[0] * shape[1]:
         return sorted_descending_reference(block())
+    rows, cols, values = descending_cells(rows, nonzero, shape)
+    out = np.zeros(shape, dtype=values.dtype)
+    out[rows, cols] = values
+    return out
+
+
+def descending_cells(rows: np.ndarray, nonzero: np.ndarray, shape: tuple):
+    """Where the ``nonzero`` values of a (q, w) block (their ``rows``, in
+    row-major order) lie once each row is sorted descending: ``(rows, cols,
+    values)``, row by row and column by column (the positive values first,
+    the negative ones last, zeros between)."""
     width = shape[1]
     order = np.lexsort((-nonzero, rows))  # by row, each row's values descending
-    nonzero = nonzero[order]  # (rows stay sorted: flat was)
+    nonzero = nonzero[order]  # (rows stay sorted: they were)
     counts = np.bincount(rows, minlength=shape[0])
     first = (np.cumsum(counts) - counts)[rows]
     place = np.arange(nonzero.shape[0]) - first  # rank among the row's nonzero values
     place = np.where(nonzero > 0, place, width - counts[rows] + place)
-    out = np.zeros(shape, dtype=nonzero.dtype)
-    out[rows, place] = nonzero
-    return out
+    return rows, place, nonzero
 
 
 def _spans(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

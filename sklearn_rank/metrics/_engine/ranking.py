@@ -26,11 +26,11 @@ __all__ = ["TREC_ORDER", "block_specs", "in_trec_mode", "rank_block", "ranked_re
 # more are slower (blocks of 2**19 ran 1.4x slower than 2**16).
 _BLOCK_CELLS = 1 << 17
 # Blocks whose rows are in rank order (TREC mode) read their columns from the
-# data's rows and make few (q, w) arrays (Ranking.reads_rows), so they hold
-# more cells: fewer blocks, fewer calls of every kernel. On a 1M-line run, 5
-# blocks instead of 10 took all_trec's registry measures from 23 to 19.5 ms at
-# the same peak memory; 2 blocks (2**20 cells) took 17.5 ms but 4-6 MB more.
-_BLOCK_CELLS_IN_ORDER = 1 << 18
+# data's rows and make few (q, w) arrays (Ranking.reads_rows, ideal_cells), so
+# they hold more cells: fewer blocks, fewer calls of every kernel. On a
+# 1M-line run, 2 blocks instead of 10 took all_trec's registry measures from
+# 23 to 17 ms at the same peak memory.
+_BLOCK_CELLS_IN_ORDER = 1 << 20
 
 
 def widths(lengths: np.ndarray) -> np.ndarray:

@@ -116,12 +116,12 @@ def _discounted(rank, p, k, scaled: bool = False):
     if in_trec_mode(p) and p["discount"] == "log2" and p["log_base"] == 2:
         # trec_eval's sums: gain / log2(r + 1), added rank after rank (TREC mode
         # has no ties: the ranked gains are the expected ones)
-        ideal = rank.ideal(col)
         ranked_terms = rank.shared(("trec_dcg", col), lambda: _flagged_terms(rank, col))
-        ideal_terms = rank.shared(("trec_idcg", col), lambda: _trec_terms(ideal))
-        n = ideal.shape[0]
+        ideal_terms = rank.shared(("trec_idcg", col),
+                                  lambda: _cell_terms(*rank.ideal_cells(col), rank.width))
+        n = rank.order.shape[0]
         return (_trec_sum(ranked_terms, kk, n), _trec_sum(ideal_terms, kk, n),
-                ideal[:, 0] <= 0)
+                rank.row_max(col)[:, 0] <= 0)
     d = discount_vector(p["discount"], p["log_base"], kk, min(kk, int(rank.lengths.max())))
     if scaled:
         d = _unit_scaled(d)
@@ -137,13 +137,18 @@ def _trec_terms(gains: np.ndarray):
     and terms, row by row in rank order."""
     flat = np.flatnonzero(gains != 0)  # (a bool array: much faster)
     rows, cols = np.divmod(flat, gains.shape[1])
-    return rows, cols, gains.ravel()[flat] / _trec_log2(gains.shape[1])[cols]
+    return _cell_terms(rows, cols, gains.ravel()[flat], gains.shape[1])
+
+
+def _cell_terms(rows, cols, values, width: int):
+    """:func:`_trec_terms` of a block's nonzero cells (row by row in rank order)."""
+    return rows, cols, values / _trec_log2(width)[cols]
 
 
 def _flagged_terms(rank, col):
     """:func:`_trec_terms` of the ranked gains, from the block's flagged ranks."""
     rows, cols, _, _ = rank.flagged(col)
-    return rows, cols, rank.flagged_values(col) / _trec_log2(rank.width)[cols]
+    return _cell_terms(rows, cols, rank.flagged_values(col), rank.width)
 
 
 def _trec_sum(terms, cut: int, n_rows: int) -> np.ndarray:
