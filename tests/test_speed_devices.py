@@ -373,6 +373,8 @@ def test_a_per_row_columns_block_is_its_rows_values():
         rank = rank_block(data, segments, width, [TREC_ORDER])[TREC_ORDER]
         for col in columns:
             assert np.array_equal(col.block(rank), rank.gathered(col)), col
+    for col in columns:  # (and its nonzero rows are those of its values)
+        assert np.array_equal(col.nonzero(data), np.flatnonzero(col.values(data) != 0)), col
 
 
 # -- hashing ----------------------------------------------------------------------------------

@@ -314,10 +314,12 @@ class Ranking:
 
         Counted from :meth:`flagged` (one search per query, whatever the cut:
         the cut-offs of one column share it) unless the cut is a small part of
-        a block that has not flagged ``col`` yet: then from the ranked prefix.
+        a block that has not flagged ``col`` yet and does not read rows: then
+        from the ranked prefix.
         """
         cut = min(cut, self.width)
-        if ("flagged", col) not in self._cache and 4 * cut < self.width:
+        if (("flagged", col) not in self._cache and 4 * cut < self.width
+                and not self.reads_rows(col)):
             return np.count_nonzero(self.ranked(col, cut), axis=1).astype(np.float64)
         rows = np.arange(self.order.shape[0])
         return flagged_above(self.flagged(col), rows, cut, self.width).astype(np.float64)

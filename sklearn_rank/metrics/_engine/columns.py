@@ -60,6 +60,11 @@ class Column:
         """The value of every row of ``data``, in grouped order (float64)."""
         return np.asarray(self.of_labels(data.labels), dtype=np.float64)
 
+    def nonzero(self, data) -> np.ndarray:
+        """The rows of ``data`` whose value is nonzero, in order (kept by
+        :meth:`~sklearn_rank.metrics._engine.data.Data.nonzero`)."""
+        return np.flatnonzero(data.column(self) != 0)
+
     def block(self, ranking) -> np.ndarray | None:
         """The (q, w) values of a block's cells in input order, padding 0."""
         if not self.elementwise:
@@ -98,6 +103,9 @@ class Judged(Column):
 
     def values(self, data) -> np.ndarray:
         return np.asarray(data.judged, dtype=np.float64)
+
+    def nonzero(self, data) -> np.ndarray:
+        return np.flatnonzero(data.judged)
 
 
 class Positive(Column):
@@ -146,6 +154,15 @@ class Relevant(Column):
         if self._counts_codes(data):
             flags += (data.judged == 0) & (data.codes >= self.threshold)
         return flags
+
+    def nonzero(self, data) -> np.ndarray:
+        flags = data.labels >= self.threshold  # (the rows of values(data) != 0)
+        if data.judged is not None:
+            judged = data.judged.astype(bool, copy=False)
+            flags &= judged
+            if self._counts_codes(data):
+                flags |= ~judged & (data.codes >= self.threshold)
+        return np.flatnonzero(flags)
 
     def block(self, ranking):
         flags = super().block(ranking)

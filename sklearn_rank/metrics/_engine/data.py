@@ -116,7 +116,7 @@ class Data:
         key = ("nonzero", col)
         out = self._columns.get(key)
         if out is None:
-            out = self._columns[key] = np.flatnonzero(self.column(col) != 0)
+            out = self._columns[key] = col.nonzero(self)
         return out
 
     def to_query_order(self, values: np.ndarray) -> np.ndarray:
