@@ -33,7 +33,7 @@ from sklearn_rank._utils.hashing import (
 from sklearn_rank.metrics import evaluate
 from sklearn_rank.metrics._engine import grouping
 from sklearn_rank.metrics._engine import threads as engine_threads
-from sklearn_rank.metrics._engine.blocks import sorted_descending, sorted_descending_reference
+from sklearn_rank.metrics._engine.descending import sorted_descending, sorted_descending_reference
 from sklearn_rank.metrics._engine.grouping import (
     Grouping,
     group,
@@ -321,8 +321,9 @@ def test_scaled_gains_of_blocks_in_rank_order_are_the_block_paths(scale):
     """Scaled (NDCG's gains divided per query by a power of two near the largest)
     finds the queries to scale from the largest value of each, read from the rows
     in rank order: None where no query needs it, else the block path's array."""
-    from sklearn_rank.metrics._engine.columns import NamedGain, Scaled
+    from sklearn_rank.metrics._engine.columns import NamedGain
     from sklearn_rank.metrics._engine.ranking import TREC_ORDER, block_specs, rank_block
+    from sklearn_rank.metrics._engine.scaled import Scaled
 
     data = _trec_data([3, 40, 17, 1, 9], 0.5, 7, scale)
     scaled = []

@@ -12,8 +12,9 @@ import numpy as np
 
 from .._definition import Metric, metric_function
 from .._engine.blocks import row_sums, rowdot
-from .._engine.columns import Gain, PairGain, Scaled, gain_pairs, rows_scaled
+from .._engine.columns import Gain, PairGain, gain_pairs
 from .._engine.ranking import in_trec_mode
+from .._engine.scaled import Scaled, rows_scaled
 from .._vocab.params import Param, declare
 
 __all__ = ["cumulative_gain_score", "dcg_score", "ndcg_score"]
@@ -81,7 +82,7 @@ def _discount_array(discount, size: int) -> np.ndarray:
 
 def _gain(rank, p, scaled: bool = False):
     """The gain column of the options (with ``gains``' pairs); with ``scaled``
-    (for ratios: NDCG), its :class:`~sklearn_rank.metrics._engine.columns.Scaled` version where
+    (for ratios: NDCG), its :class:`~sklearn_rank.metrics._engine.scaled.Scaled` version where
     a query of the block needs it."""
     col = Gain.of(p["gain"])
     if p.get("gains") is not None:
