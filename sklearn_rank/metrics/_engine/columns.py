@@ -162,17 +162,8 @@ class Relevant(Column):
         return np.flatnonzero(flags)
 
     def block(self, ranking):
-        flags = super().block(ranking)
-        if not ranking.has_judgments:
-            return flags
-        judged = ranking.unranked(JUDGED)
-        flags = flags * judged
-        if self._counts_codes(ranking.data):
-            counted = (judged == 0) & (ranking.unranked(CODES) >= self.threshold)
-            if ranking.padding is not None:
-                counted &= ~ranking.padding
-            flags += counted
-        return flags
+        # with judgments (TREC mode) a row's flag is not its label's alone: its values
+        return ranking.gathered(self) if ranking.has_judgments else super().block(ranking)
 
     def _counts_codes(self, data) -> bool:
         return self.unjudged and self.threshold < 0 and data.codes is not None
@@ -426,8 +417,8 @@ class CwlGain(Column):
         return out if data.judged is None else out * data.judged
 
     def block(self, ranking):
-        out = super().block(ranking)
-        return out if not ranking.has_judgments else out * ranking.unranked(JUDGED)
+        # with judgments (TREC mode) an unjudged row's gain is 0: its values
+        return ranking.gathered(self) if ranking.has_judgments else super().block(ranking)
 
     def check(self, data, metric: str) -> None:
         if not self.min_rel < self.max_rel:
