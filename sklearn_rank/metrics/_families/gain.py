@@ -132,28 +132,21 @@ def _discounted(rank, p, k, scaled: bool = False):
     return dcg, idcg, ideal[:, 0] <= 0
 
 
-def _trec_terms(gains: np.ndarray):
-    """The nonzero ``gains`` of a block (a ranking holds few relevant
-    documents) divided by trec_eval's log2(r + 1): their rows, 0-based ranks
-    and terms, row by row in rank order."""
-    flat = np.flatnonzero(gains != 0)  # (a bool array: much faster)
-    rows, cols = np.divmod(flat, gains.shape[1])
-    return _cell_terms(rows, cols, gains.ravel()[flat], gains.shape[1])
-
-
 def _cell_terms(rows, cols, values, width: int):
-    """:func:`_trec_terms` of a block's nonzero cells (row by row in rank order)."""
+    """The nonzero cells of a block (a ranking holds few relevant documents:
+    their rows, 0-based ranks and values, row by row in rank order) divided by
+    trec_eval's log2(r + 1): the terms of its DCG."""
     return rows, cols, values / _trec_log2(width)[cols]
 
 
 def _flagged_terms(rank, col):
-    """:func:`_trec_terms` of the ranked gains, from the block's flagged ranks."""
+    """:func:`_cell_terms` of the ranked gains, from the block's flagged ranks."""
     rows, cols, _, _ = rank.flagged(col)
     return _cell_terms(rows, cols, rank.flagged_values(col), rank.width)
 
 
 def _trec_sum(terms, cut: int, n_rows: int) -> np.ndarray:
-    """Each row's sum of the :func:`_trec_terms` of ranks 1..``cut``, added
+    """Each row's sum of the :func:`_cell_terms` of ranks 1..``cut``, added
     rank after rank as trec_eval's loop adds (adding a zero changes no sum)."""
     rows, cols, values = terms
     keep = cols < cut
